@@ -1,0 +1,33 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The two set-up commands: `make demo` and `make check`. Both install the
+# Debian packages that are missing, configure with meson and build.
+
+BUILD ?= build
+ASAN_BUILD ?= build-asan
+
+.PHONY: all deps build check demo bench clean
+
+all: build
+
+deps:
+	@scripts/install-deps.sh
+
+$(BUILD)/build.ninja:
+	meson setup $(BUILD)
+
+build: deps $(BUILD)/build.ninja
+	ninja -C $(BUILD)
+
+$(ASAN_BUILD)/build.ninja:
+	meson setup $(ASAN_BUILD) -Db_sanitize=address,undefined \
+		-Db_lundef=false -Dguests=false -De2e=false
+
+check: build $(ASAN_BUILD)/build.ninja
+	ninja -C $(ASAN_BUILD)
+	scripts/run-tests.sh $(BUILD) $(ASAN_BUILD)
+
+demo: build
+	scripts/demo.sh $(BUILD)
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD)

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * libqtrace reader: opens a native trace, checks each chunk and hands out
+ * records one at a time in file order. Memory use does not grow with the
+ * trace (the file is mapped, chunks are checked as they are reached).
+ * Single-threaded: one reader per thread.
+ */
+#ifndef QTRACE_READER_H
+#define QTRACE_READER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "qtrace/catalog.h"
+#include "qtrace/err.h"
+#include "qtrace/format.h"
+
+struct qtrace_reader;
+
+struct qtrace_record {
+    const struct qtrace_event_desc *ev; /* from the trace's own catalog */
+    const uint8_t *data;            /* record bytes, starts with qtrace_rec */
+    uint32_t size;                  /* bytes */
+    uint32_t vcpu;                  /* vCPU index of the chunk */
+    uint32_t stream;                /* stream id of the chunk */
+    uint64_t time;                  /* copy of the header's time */
+    uint64_t chunk_seq;             /* chunk the record came from */
+};
+
+/*
+ * Open path and read its header and META chunk. Returns 0 and *out, or
+ * -errno with err saying why ("not a qtrace trace", "truncated header").
+ */
+int qtrace_reader_open(const char *path, struct qtrace_reader **out,
+                       struct qtrace_err *err);
+void qtrace_reader_close(struct qtrace_reader *rd);    /* NULL is a no-op */
+
+/* Value of a META key ("arch", "qemu", ...), or NULL. */
+const char *qtrace_reader_meta(const struct qtrace_reader *rd,
+                               const char *key);
+/* Visit every META key in order. */
+void qtrace_reader_meta_each(const struct qtrace_reader *rd,
+                             void (*fn)(const char *key, const char *value,
+                                        void *arg),
+                             void *arg);
+const struct qtrace_catalog *
+qtrace_reader_catalog(const struct qtrace_reader *rd);
+
+/*
+ * Next record in file order. Returns 1 with *rec filled, 0 at the end of
+ * the readable trace, or -errno when the trace stops early; then err says
+ * where (chunk number and byte offset) and why. After 0 or an error,
+ * qtrace_reader_end() tells whether the END chunk was reached.
+ */
+int qtrace_reader_next(struct qtrace_reader *rd, struct qtrace_record *rec,
+                       struct qtrace_err *err);
+
+/* Start again from the first DATA chunk. */
+void qtrace_reader_rewind(struct qtrace_reader *rd);
+
+/* Value of an END key ("records", "lost", ...) once the END was read. */
+const char *qtrace_reader_end(const struct qtrace_reader *rd,
+                              const char *key);
+bool qtrace_reader_has_end(const struct qtrace_reader *rd);
+
+/*
+ * Why the readable trace ended short of an END chunk, as one line: NULL
+ * once END was reached, "no END chunk (QEMU did not exit cleanly)" when
+ * the file simply stops after a complete chunk, the error text of the
+ * failed qtrace_reader_next() ("chunk N at offset 0x...: REASON") when it
+ * stopped early, and "trace not read to its end" before next() returned 0
+ * or an error. The string belongs to the reader.
+ */
+const char *qtrace_reader_stop_reason(const struct qtrace_reader *rd);
+
+/* Argument access by index in rec->ev->args; integers widen to 64 bits. */
+uint64_t qtrace_record_u64(const struct qtrace_record *rec, unsigned int arg);
+int64_t qtrace_record_i64(const struct qtrace_record *rec, unsigned int arg);
+/* STR and BYTES arguments: pointer into the record and length. */
+const uint8_t *qtrace_record_bytes(const struct qtrace_record *rec,
+                                   unsigned int arg, size_t *len);
+/* Index of the argument called name, or -1. */
+int qtrace_record_arg_index(const struct qtrace_record *rec,
+                            const char *name);
+
+/*
+ * Format a record's arguments with its event's format string into buf
+ * (like snprintf: returns the length it needed). BYTES print as hex.
+ */
+int qtrace_record_fmt(const struct qtrace_record *rec, char *buf,
+                      size_t len);
+
+#endif /* QTRACE_READER_H */

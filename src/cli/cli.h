@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * What the qtrace subcommands share: exit statuses, the entry point of each
+ * command (dispatched by main.c) and the helpers that print diagnostics in
+ * the one-line form `qtrace CMD: THING: REASON`.
+ */
+#ifndef QTRACE_CLI_H
+#define QTRACE_CLI_H
+
+/*
+ * Statuses a command returns. CLI_HELP means "--help was printed": main.c
+ * turns it into 0. record also returns the guest's status (0..255).
+ */
+enum {
+    CLI_HELP = -1,
+    CLI_OK = 0,
+    CLI_FAIL = 1,
+    CLI_USAGE = 2,
+};
+
+/*
+ * A subcommand: argv[0] is the command name ("dump"), the options and
+ * operands follow. Returns one of the statuses above. Runs on the main
+ * thread; prints results on stdout and diagnostics on stderr; main.c
+ * flushes stdout and checks it.
+ */
+typedef int (*cli_cmd_fn)(int argc, char **argv);
+
+int cmd_record(int argc, char **argv);
+int cmd_dump(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+
+/* Print "qtrace CMD: <message>" and a newline on stderr. */
+void cli_error(const char *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/*
+ * Print "qtrace CMD: <message>" then "try 'qtrace CMD --help'" on stderr.
+ * Returns CLI_USAGE so a parser can `return cli_usage(...)`.
+ */
+int cli_usage(const char *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/*
+ * Report what getopt_long() returned as '?' or ':' (the optstring must
+ * start with ':' or "+:"): an unknown option or a missing value. argv and
+ * optind as getopt_long() left them. Returns CLI_USAGE.
+ */
+int cli_bad_option(const char *cmd, int c, char **argv);
+
+#endif /* QTRACE_CLI_H */

@@ -1,0 +1,423 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * qtrace dump: print every record of a trace, one line each:
+ * "<vcpu> <time> <event> <args>", and for exec_insn the instruction,
+ * disassembled from the code bytes of its block's tb_trans record. Uses
+ * the public reader API; capstone is behind disasm.h.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <glib.h>
+
+#include "cli.h"
+#include "disasm.h"
+#include "event-filter.h"
+#include "qtrace/reader.h"
+
+/* Check for a failed stdout (full disk) this often, in records. */
+#define WRITE_CHECK_EVERY 4096u
+
+struct dump_opts {
+    const char *path;               /* trace file, required */
+    char *events;                   /* -e patterns, joined with ','; owned */
+};
+
+/* The disassembly of one instruction of a block, made when first met. */
+struct insn_text {
+    uint64_t off;                   /* its offset in the block's code */
+    char *text;                     /* "mnemonic operands", NULL if not yet */
+};
+
+/* One translated block, from its tb_trans record. */
+struct block {
+    uint64_t pc;                    /* guest address of the first byte */
+    uint8_t *code;                  /* copy of the code bytes */
+    size_t code_len;
+    bool thumb;                     /* arm: decode as Thumb (see guess) */
+    unsigned int n_insns;           /* entries in insns */
+    struct insn_text *insns;        /* by instruction index in the block */
+};
+
+/* Where the arguments dump needs sit in the trace's own catalog. */
+struct arg_map {
+    const struct qtrace_event_desc *tb_trans;   /* NULL if absent */
+    int tt_pc, tt_tb, tt_n_insns, tt_code;
+    const struct qtrace_event_desc *exec_insn;  /* NULL if absent */
+    int ei_pc, ei_tb, ei_idx;
+};
+
+struct dump {
+    const char *path;
+    struct qtrace_reader *rd;
+    struct event_filter filter;
+    struct arg_map args;
+    const char *arch;               /* META "arch", or "unknown" */
+    struct disasm *dis;             /* NULL: no disassembler for arch */
+    GHashTable *blocks;             /* tb id -> struct block */
+    char *fmt_buf;                  /* formatted arguments of a record */
+    size_t fmt_len;
+    char insn_buf[160];             /* an uncached disassembly */
+};
+
+static const char usage[] =
+    "usage: qtrace dump [-e PATTERNS] FILE\n"
+    "\n"
+    "Print every record of the trace FILE, one line each:\n"
+    "  <vcpu> <time> <event> <arguments>\n"
+    "exec_insn lines end with ' | ' and the disassembled instruction.\n"
+    "\n"
+    "Options:\n"
+    "  -e, --events=PATTERNS  only events matching the glob PATTERNS\n"
+    "                         (comma separated; '-PATTERN' hides; if the\n"
+    "                         first hides, the rest are shown); repeatable\n"
+    "  -h, --help             print this help and exit\n";
+
+static const struct option long_opts[] = {
+    { "events", required_argument, NULL, 'e' },
+    { "help", no_argument, NULL, 'h' },
+    { NULL, 0, NULL, 0 },
+};
+
+/* Append one more -e value to the ones before, comma separated. */
+static int add_events(char **events, const char *more)
+{
+    char *joined;
+
+    if (!*events) {
+        joined = strdup(more);
+    } else if (asprintf(&joined, "%s,%s", *events, more) < 0) {
+        joined = NULL;
+    }
+    if (!joined) {
+        cli_error("dump", "-e %s: out of memory", more);
+        return CLI_FAIL;
+    }
+    free(*events);
+    *events = joined;
+    return CLI_OK;
+}
+
+static int parse_opts(int argc, char **argv, struct dump_opts *opts)
+{
+    int c;
+
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":e:h", long_opts, NULL)) != -1) {
+        switch (c) {
+        case 'e':
+            if (add_events(&opts->events, optarg) != CLI_OK) {
+                return CLI_FAIL;
+            }
+            break;
+        case 'h':
+            fputs(usage, stdout);
+            return CLI_HELP;
+        default:
+            return cli_bad_option("dump", c, argv);
+        }
+    }
+    if (optind >= argc) {
+        return cli_usage("dump", "missing trace FILE");
+    }
+    if (argc - optind > 1) {
+        return cli_usage("dump", "%s: one trace FILE only", argv[optind + 1]);
+    }
+    opts->path = argv[optind];
+    return CLI_OK;
+}
+
+/* Index of the argument called name in ev, or -1. */
+static int find_arg(const struct qtrace_event_desc *ev, const char *name)
+{
+    unsigned int i;
+
+    for (i = 0; i < ev->n_args; i++) {
+        if (strcmp(ev->args[i].name, name) == 0) {
+            return (int)i;
+        }
+    }
+    return -1;
+}
+
+/*
+ * Find tb_trans and exec_insn and their arguments by name, so the catalog
+ * may reorder or extend them. An event lacking what dump needs is treated
+ * as absent: its records still print, without disassembly.
+ */
+static void map_args(struct arg_map *m, const struct qtrace_catalog *cat)
+{
+    m->tb_trans = qtrace_catalog_find(cat, "tb_trans");
+    if (m->tb_trans) {
+        m->tt_pc = find_arg(m->tb_trans, "pc");
+        m->tt_tb = find_arg(m->tb_trans, "tb");
+        m->tt_n_insns = find_arg(m->tb_trans, "n_insns");
+        m->tt_code = find_arg(m->tb_trans, "code");
+        if (m->tt_pc < 0 || m->tt_tb < 0 || m->tt_code < 0) {
+            m->tb_trans = NULL;
+        }
+    }
+    m->exec_insn = qtrace_catalog_find(cat, "exec_insn");
+    if (m->exec_insn) {
+        m->ei_pc = find_arg(m->exec_insn, "pc");
+        m->ei_tb = find_arg(m->exec_insn, "tb");
+        m->ei_idx = find_arg(m->exec_insn, "idx");
+        if (m->ei_idx < 0) {
+            m->ei_idx = find_arg(m->exec_insn, "insn");
+        }
+        if (m->ei_pc < 0 || m->ei_tb < 0) {
+            m->exec_insn = NULL;
+        }
+    }
+}
+
+static void free_block(void *p)
+{
+    struct block *b = p;
+    unsigned int i;
+
+    for (i = 0; i < b->n_insns; i++) {
+        free(b->insns[i].text);
+    }
+    free(b->insns);
+    free(b->code);
+    free(b);
+}
+
+/*
+ * An arm block carries no Thumb flag, but A32 instructions are all four
+ * bytes: a block whose size is not four bytes per instruction is Thumb.
+ * (A Thumb block of 32-bit instructions only is taken for A32.)
+ */
+static bool guess_thumb(const struct dump *d, size_t code_len,
+                        unsigned int n_insns)
+{
+    if (!d->dis || !disasm_has_thumb(d->dis)) {
+        return false;
+    }
+    if (n_insns == 0) {
+        return code_len % 4 != 0;
+    }
+    return code_len != 4 * (size_t)n_insns;
+}
+
+/* Keep the code of one tb_trans record; false when out of memory. */
+static bool add_block(struct dump *d, const struct qtrace_record *rec)
+{
+    const struct arg_map *m = &d->args;
+    uint32_t tb = (uint32_t)qtrace_record_u64(rec, (unsigned)m->tt_tb);
+    const uint8_t *code;
+    struct block *b;
+    size_t len;
+
+    /* tb ids are unique per translation: a second record is a copy. */
+    if (g_hash_table_contains(d->blocks, GUINT_TO_POINTER(tb))) {
+        return true;
+    }
+    code = qtrace_record_bytes(rec, (unsigned)m->tt_code, &len);
+    b = calloc(1, sizeof(*b));
+    if (!b) {
+        return false;
+    }
+    b->pc = qtrace_record_u64(rec, (unsigned)m->tt_pc);
+    b->code_len = code ? len : 0;
+    b->code = malloc(b->code_len ? b->code_len : 1);
+    if (m->tt_n_insns >= 0) {
+        b->n_insns = (unsigned)qtrace_record_u64(rec,
+                                                 (unsigned)m->tt_n_insns);
+    }
+    b->insns = calloc(b->n_insns ? b->n_insns : 1, sizeof(*b->insns));
+    if (!b->code || !b->insns) {
+        b->n_insns = 0;
+        free_block(b);
+        return false;
+    }
+    if (b->code_len) {
+        memcpy(b->code, code, b->code_len);
+    }
+    b->thumb = guess_thumb(d, b->code_len, b->n_insns);
+    g_hash_table_insert(d->blocks, GUINT_TO_POINTER(tb), b);
+    return true;
+}
+
+/*
+ * First pass: tb_trans records of one vCPU may sit after exec_insn
+ * records of another (chunks interleave), so collect every block before
+ * printing. A read error here is left for the printing pass to report.
+ */
+static int collect_blocks(struct dump *d)
+{
+    struct qtrace_record rec;
+    struct qtrace_err err;
+
+    while (qtrace_reader_next(d->rd, &rec, &err) > 0) {
+        if (rec.ev == d->args.tb_trans && !add_block(d, &rec)) {
+            cli_error("dump", "%s: out of memory", d->path);
+            return CLI_FAIL;
+        }
+    }
+    qtrace_reader_rewind(d->rd);
+    return CLI_OK;
+}
+
+/* Disassembly of an exec_insn record: cached per block and index. */
+static const char *insn_text(struct dump *d, const struct qtrace_record *rec)
+{
+    const struct arg_map *m = &d->args;
+    uint64_t pc = qtrace_record_u64(rec, (unsigned)m->ei_pc);
+    uint32_t tb = (uint32_t)qtrace_record_u64(rec, (unsigned)m->ei_tb);
+    uint64_t idx = m->ei_idx >= 0 ?
+        qtrace_record_u64(rec, (unsigned)m->ei_idx) : UINT64_MAX;
+    struct block *b = g_hash_table_lookup(d->blocks, GUINT_TO_POINTER(tb));
+    struct insn_text *slot;
+    uint64_t off;
+
+    if (!b || pc < b->pc || pc - b->pc >= b->code_len) {
+        return "?";
+    }
+    off = pc - b->pc;
+    slot = idx < b->n_insns ? &b->insns[idx] : NULL;
+    if (slot && slot->text && slot->off == off) {
+        return slot->text;
+    }
+    disasm_insn(d->dis, b->code + off, b->code_len - off, pc, b->thumb,
+                d->insn_buf, sizeof(d->insn_buf));
+    if (slot && !slot->text) {
+        /* Out of memory only costs the cache, not the output. */
+        slot->text = strdup(d->insn_buf);
+        slot->off = off;
+    }
+    return d->insn_buf;
+}
+
+/* The formatted arguments of rec, in d->fmt_buf (grown as needed). */
+static const char *fmt_args(struct dump *d, const struct qtrace_record *rec)
+{
+    int n = qtrace_record_fmt(rec, d->fmt_buf, d->fmt_len);
+
+    if (n >= 0 && (size_t)n >= d->fmt_len) {
+        char *bigger = realloc(d->fmt_buf, (size_t)n + 1);
+
+        if (!bigger) {
+            return d->fmt_buf;      /* truncated rather than lost */
+        }
+        d->fmt_buf = bigger;
+        d->fmt_len = (size_t)n + 1;
+        n = qtrace_record_fmt(rec, d->fmt_buf, d->fmt_len);
+    }
+    return n > 0 ? d->fmt_buf : "";
+}
+
+static void print_record(struct dump *d, const struct qtrace_record *rec)
+{
+    const char *args = fmt_args(d, rec);
+
+    printf("%" PRIu32 " %" PRIu64 " %s%s%s", rec->vcpu, rec->time,
+           rec->ev->name, args[0] ? " " : "", args);
+    if (rec->ev == d->args.exec_insn) {
+        if (d->dis) {
+            printf(" | %s", insn_text(d, rec));
+        } else {
+            printf(" | (no disassembler for %s)", d->arch);
+        }
+    }
+    putchar('\n');
+}
+
+/* Second pass: print, then say why the trace ended if not at its END. */
+static int print_records(struct dump *d)
+{
+    struct qtrace_record rec;
+    struct qtrace_err err;
+    unsigned long n = 0;
+    int ret;
+
+    while ((ret = qtrace_reader_next(d->rd, &rec, &err)) > 0) {
+        if (event_filter_has(&d->filter, rec.ev->id)) {
+            print_record(d, &rec);
+        }
+        /* A lost stdout is reported by main.c; stop writing into it. */
+        if (++n % WRITE_CHECK_EVERY == 0 && ferror(stdout)) {
+            return CLI_FAIL;
+        }
+    }
+    if (ret < 0) {
+        fflush(stdout);
+        cli_error("dump", "%s: %s", d->path, err.msg);
+        return CLI_FAIL;
+    }
+    if (!qtrace_reader_has_end(d->rd)) {
+        /* Every record up to the cut was valid and printed: a warning. */
+        fflush(stdout);
+        cli_error("dump", "%s: no END chunk (the recording did not finish; "
+                  "the records before the cut are shown)", d->path);
+    }
+    return CLI_OK;
+}
+
+/* Open the trace and set up the filter, the catalog map and capstone. */
+static int open_dump(struct dump *d, const struct dump_opts *opts)
+{
+    struct qtrace_err err;
+    const struct qtrace_catalog *cat;
+
+    d->path = opts->path;
+    if (qtrace_reader_open(d->path, &d->rd, &err) < 0) {
+        cli_error("dump", "%s: %s", d->path, err.msg);
+        return CLI_FAIL;
+    }
+    cat = qtrace_reader_catalog(d->rd);
+    if (event_filter_parse(&d->filter, cat, opts->events, &err) < 0) {
+        return cli_usage("dump", "-e %s", err.msg);
+    }
+    map_args(&d->args, cat);
+    d->arch = qtrace_reader_meta(d->rd, "arch");
+    if (!d->arch) {
+        d->arch = "unknown";
+    }
+    d->dis = disasm_new(d->arch);
+    d->blocks = g_hash_table_new_full(NULL, NULL, NULL, free_block);
+    d->fmt_len = 256;
+    d->fmt_buf = malloc(d->fmt_len);
+    if (!d->fmt_buf) {
+        cli_error("dump", "%s: out of memory", d->path);
+        return CLI_FAIL;
+    }
+    return CLI_OK;
+}
+
+static void close_dump(struct dump *d)
+{
+    if (d->blocks) {
+        g_hash_table_destroy(d->blocks);
+    }
+    disasm_free(d->dis);
+    free(d->fmt_buf);
+    qtrace_reader_close(d->rd);
+}
+
+int cmd_dump(int argc, char **argv)
+{
+    struct dump_opts opts = { .path = NULL, .events = NULL };
+    struct dump d = { .rd = NULL };
+    int ret = parse_opts(argc, argv, &opts);
+
+    if (ret == CLI_OK) {
+        ret = open_dump(&d, &opts);
+    }
+    /* Blocks are only needed to disassemble exec_insn records shown. */
+    if (ret == CLI_OK && d.dis && d.args.tb_trans && d.args.exec_insn &&
+        event_filter_has(&d.filter, d.args.exec_insn->id)) {
+        ret = collect_blocks(&d);
+    }
+    if (ret == CLI_OK) {
+        ret = print_records(&d);
+    }
+    close_dump(&d);
+    free(opts.events);
+    return ret;
+}

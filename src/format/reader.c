@@ -1,0 +1,806 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The native trace reader (docs/format.md, "Reading rules"): maps the file,
+ * checks the header and the META chunk at open, then checks every chunk in
+ * full before handing out its records and every record before handing it
+ * out. Runs on the caller's thread; printing is left to the caller.
+ */
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "chunk.h"
+#include "qtrace/reader.h"
+
+#define CHUNK_HDR_SIZE ((uint32_t)sizeof(struct qtrace_chunk_hdr))
+#define REC_HDR_SIZE ((uint32_t)sizeof(struct qtrace_rec))
+
+/*
+ * Pages behind the reading position are dropped from the mapping every
+ * this many bytes, so that resident memory stays bounded on a trace larger
+ * than RAM. Pointers into them stay valid: the pages come back from the
+ * file on the next access.
+ */
+#define RELEASE_WINDOW (64u << 20)
+
+struct kv {
+    const char *key;                /* points into kv_list.buf */
+    const char *value;              /* same */
+};
+
+struct kv_list {
+    char *buf;                      /* NUL-separated copy of the text */
+    struct kv *items;
+    size_t n;
+};
+
+/* Where the variable-length arguments of one event keep their lengths. */
+struct var_info {
+    unsigned int n;                 /* STR and BYTES arguments */
+    uint16_t len_off[QTRACE_MAX_ARGS]; /* offset of each u16 length */
+};
+
+enum reader_state {
+    RD_READING,                     /* more chunks may follow */
+    RD_CLEAN_END,                   /* file ended after a complete chunk */
+    RD_END,                         /* END chunk reached */
+    RD_FAILED,                      /* stopped at an invalid chunk/record */
+};
+
+struct qtrace_reader {
+    const uint8_t *map;             /* the whole file, read-only */
+    size_t size;                    /* bytes mapped */
+    uint64_t first_off;             /* offset of the chunk after META */
+    uint64_t off;                   /* offset of the next chunk to check */
+    uint64_t chunk_no;              /* index of that chunk (META is 0) */
+    uint64_t released;              /* mapping dropped below this offset */
+
+    /* The DATA chunk whose records are being handed out. */
+    const uint8_t *rec;             /* next record */
+    const uint8_t *rec_end;         /* end of the chunk's payload */
+    uint32_t vcpu;
+    uint32_t stream;
+    uint64_t cur_no;                /* its chunk index */
+    uint64_t cur_off;               /* its file offset */
+
+    struct qtrace_catalog cat;
+    struct var_info *var;           /* indexed by event id */
+    struct kv_list meta;
+    struct kv_list end;
+    bool has_end;
+    enum reader_state state;
+    int stop_ret;                   /* -errno of the failure */
+    char stop_msg[sizeof(((struct qtrace_err *)0)->msg)];
+};
+
+static inline uint16_t load16(const uint8_t *p)
+{
+    uint16_t v;
+
+    memcpy(&v, p, sizeof(v));
+    return le16toh(v);
+}
+
+static inline uint32_t load32(const uint8_t *p)
+{
+    uint32_t v;
+
+    memcpy(&v, p, sizeof(v));
+    return le32toh(v);
+}
+
+static inline uint64_t load64(const uint8_t *p)
+{
+    uint64_t v;
+
+    memcpy(&v, p, sizeof(v));
+    return le64toh(v);
+}
+
+/* Record the reason the reading stopped and hand it to the caller. */
+static int stop(struct qtrace_reader *rd, int ret, struct qtrace_err *err,
+                const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static int stop(struct qtrace_reader *rd, int ret, struct qtrace_err *err,
+                const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(rd->stop_msg, sizeof(rd->stop_msg), fmt, ap);
+    va_end(ap);
+    rd->state = RD_FAILED;
+    rd->stop_ret = ret;
+    rd->rec = rd->rec_end = rd->map;
+    qtrace_err_set(err, "%s", rd->stop_msg);
+    return ret;
+}
+
+/* ---- key=value text (META and END) ---- */
+
+static void kv_fini(struct kv_list *kv)
+{
+    free(kv->buf);
+    free(kv->items);
+    memset(kv, 0, sizeof(*kv));
+}
+
+/*
+ * Parse "key=value\n" lines (the last newline may be missing; empty lines
+ * are skipped). On failure fills why with "line N: REASON".
+ */
+static int kv_parse(struct kv_list *kv, const uint8_t *text, size_t len,
+                    char *why, size_t why_len)
+{
+    size_t lines = 1;
+    size_t i;
+    char *line;
+    char *next;
+    unsigned int line_no = 0;
+
+    kv_fini(kv);
+    for (i = 0; i < len; i++) {
+        lines += text[i] == '\n';
+    }
+    kv->buf = malloc(len + 1);
+    kv->items = calloc(lines, sizeof(*kv->items));
+    if (!kv->buf || !kv->items) {
+        snprintf(why, why_len, "%s", strerror(ENOMEM));
+        return -ENOMEM;
+    }
+    memcpy(kv->buf, text, len);
+    kv->buf[len] = '\0';
+    for (line = kv->buf; *line; line = next) {
+        char *eq;
+
+        line_no++;
+        next = strchr(line, '\n');
+        next = next ? (*next = '\0', next + 1) : line + strlen(line);
+        if (*line == '\0') {
+            continue;
+        }
+        eq = strchr(line, '=');
+        if (!eq || eq == line) {
+            snprintf(why, why_len, "line %u: not a key=value line",
+                     line_no);
+            return -EBADMSG;
+        }
+        *eq = '\0';
+        kv->items[kv->n].key = line;
+        kv->items[kv->n].value = eq + 1;
+        kv->n++;
+    }
+    return 0;
+}
+
+static const char *kv_get(const struct kv_list *kv, const char *key)
+{
+    size_t i;
+
+    for (i = 0; i < kv->n; i++) {
+        if (strcmp(kv->items[i].key, key) == 0) {
+            return kv->items[i].value;
+        }
+    }
+    return NULL;
+}
+
+/* ---- chunks ---- */
+
+/*
+ * Check the chunk at off in full (docs/format.md, "When a chunk is
+ * valid"). Returns 0 with *hdr in host order and *payload, or -ENODATA
+ * (file cut inside the chunk) / -EBADMSG with the reason in the reader.
+ */
+static int check_chunk(struct qtrace_reader *rd, uint64_t off, uint64_t no,
+                       struct qtrace_chunk_hdr *hdr, const uint8_t **payload,
+                       struct qtrace_err *err)
+{
+    const uint8_t *p = rd->map + off;
+    uint64_t left = rd->size - off;
+
+    if (left < CHUNK_HDR_SIZE) {
+        return stop(rd, -ENODATA, err, "chunk %" PRIu64 " at offset 0x%"
+                    PRIx64 ": truncated (header needs %u bytes, %" PRIu64
+                    " left)", no, off, CHUNK_HDR_SIZE, left);
+    }
+    hdr->magic = load32(p);
+    hdr->kind = load16(p + 4);
+    hdr->flags = load16(p + 6);
+    hdr->vcpu = load32(p + 8);
+    hdr->stream = load32(p + 12);
+    hdr->len = load32(p + 16);
+    hdr->crc = load32(p + 20);
+    hdr->seq = load64(p + 24);
+    if (hdr->magic != QTRACE_CHUNK_MAGIC) {
+        return stop(rd, -EBADMSG, err, "chunk %" PRIu64 " at offset 0x%"
+                    PRIx64 ": bad magic", no, off);
+    }
+    if (hdr->len > QTRACE_CHUNK_MAX) {
+        return stop(rd, -EBADMSG, err, "chunk %" PRIu64 " at offset 0x%"
+                    PRIx64 ": payload length %" PRIu32 " over the limit "
+                    "(%u)", no, off, hdr->len, QTRACE_CHUNK_MAX);
+    }
+    left -= CHUNK_HDR_SIZE;
+    if (hdr->len > left) {
+        return stop(rd, -ENODATA, err, "chunk %" PRIu64 " at offset 0x%"
+                    PRIx64 ": truncated payload (need %" PRIu32 " bytes, %"
+                    PRIu64 " left)", no, off, hdr->len, left);
+    }
+    *payload = p + CHUNK_HDR_SIZE;
+    if (qtrace_chunk_crc((const struct qtrace_chunk_hdr *)(const void *)p,
+                         *payload, hdr->len) != hdr->crc) {
+        return stop(rd, -EBADMSG, err, "chunk %" PRIu64 " at offset 0x%"
+                    PRIx64 ": checksum mismatch", no, off);
+    }
+    /* A valid chunk in the wrong place: files spliced together. */
+    if (hdr->seq != no) {
+        return stop(rd, -EBADMSG, err, "chunk %" PRIu64 " at offset 0x%"
+                    PRIx64 ": out of sequence (seq %" PRIu64 ")", no, off,
+                    hdr->seq);
+    }
+    return 0;
+}
+
+/* Drop the pages well behind off from the mapping (see RELEASE_WINDOW). */
+static void release_behind(struct qtrace_reader *rd, uint64_t off)
+{
+    uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+    uint64_t upto;
+
+    if (off - rd->released < 2ull * RELEASE_WINDOW) {
+        return;
+    }
+    upto = (off - RELEASE_WINDOW) & ~(page - 1);
+    madvise((void *)(rd->map + rd->released), upto - rd->released,
+            MADV_DONTNEED);
+    rd->released = upto;
+}
+
+static int read_end_chunk(struct qtrace_reader *rd, uint64_t no,
+                          uint64_t off, const uint8_t *payload, uint32_t len,
+                          struct qtrace_err *err)
+{
+    char why[256];
+
+    if (kv_parse(&rd->end, payload, len, why, sizeof(why)) < 0) {
+        return stop(rd, -EBADMSG, err, "chunk %" PRIu64 " at offset 0x%"
+                    PRIx64 ": END chunk: %s", no, off, why);
+    }
+    rd->has_end = true;
+    rd->state = RD_END;
+    return 0;
+}
+
+/*
+ * Move to the next chunk: a DATA chunk becomes the current one, END ends
+ * the reading, unknown kinds with a valid checksum are skipped. Returns 0
+ * or -errno (the reading has then stopped).
+ */
+static int enter_chunk(struct qtrace_reader *rd, struct qtrace_err *err)
+{
+    struct qtrace_chunk_hdr hdr;
+    const uint8_t *payload;
+    uint64_t off = rd->off;
+    uint64_t no = rd->chunk_no;
+    int ret;
+
+    if (off == rd->size) {
+        rd->state = RD_CLEAN_END;
+        return 0;
+    }
+    ret = check_chunk(rd, off, no, &hdr, &payload, err);
+    if (ret < 0) {
+        return ret;
+    }
+    rd->off = off + CHUNK_HDR_SIZE + hdr.len;
+    rd->chunk_no++;
+    release_behind(rd, off);
+    switch (hdr.kind) {
+    case QTRACE_CHUNK_DATA:
+        if (hdr.flags != 0) {
+            return stop(rd, -ENOTSUP, err, "chunk %" PRIu64 " at offset 0x%"
+                        PRIx64 ": unsupported payload encoding (flags 0x%x)",
+                        no, off, hdr.flags);
+        }
+        rd->rec = payload;
+        rd->rec_end = payload + hdr.len;
+        rd->vcpu = hdr.vcpu;
+        rd->stream = hdr.stream;
+        rd->cur_no = no;
+        rd->cur_off = off;
+        return 0;
+    case QTRACE_CHUNK_END:
+        return read_end_chunk(rd, no, off, payload, hdr.len, err);
+    case QTRACE_CHUNK_META:
+        return stop(rd, -EBADMSG, err, "chunk %" PRIu64 " at offset 0x%"
+                    PRIx64 ": second META chunk", no, off);
+    default:
+        /* A kind from a newer writer: its CRC held, so step over it. */
+        return 0;
+    }
+}
+
+/* ---- records ---- */
+
+static int bad_record(struct qtrace_reader *rd, const uint8_t *p,
+                      struct qtrace_err *err, const char *why)
+{
+    return stop(rd, -EBADMSG, err, "chunk %" PRIu64 " at offset 0x%" PRIx64
+                ": record at offset 0x%" PRIx64 ": %s", rd->cur_no,
+                rd->cur_off, (uint64_t)(p - rd->map), why);
+}
+
+/*
+ * Check the record at rd->rec (docs/format.md, "Records") and hand it out.
+ * Hot path: no allocation, no copy beyond the few header fields.
+ */
+static int take_record(struct qtrace_reader *rd, struct qtrace_record *rec,
+                       struct qtrace_err *err)
+{
+    const uint8_t *p = rd->rec;
+    size_t left = (size_t)(rd->rec_end - p);
+    const struct qtrace_event_desc *ev;
+    char why[160];
+    uint32_t size;
+    uint32_t id;
+
+    if (left < REC_HDR_SIZE) {
+        snprintf(why, sizeof(why), "truncated record header (%zu bytes "
+                 "left in the chunk)", left);
+        return bad_record(rd, p, err, why);
+    }
+    id = load16(p);
+    size = load16(p + 2);
+    if (size < REC_HDR_SIZE || size % QTRACE_REC_ALIGN != 0) {
+        snprintf(why, sizeof(why), "size %" PRIu32 ", %s", size,
+                 size < REC_HDR_SIZE ? "below the 16-byte record header" :
+                 "not a multiple of 8");
+        return bad_record(rd, p, err, why);
+    }
+    if (size > left) {
+        snprintf(why, sizeof(why), "size %" PRIu32 ", past the end of the "
+                 "chunk (%zu bytes left)", size, left);
+        return bad_record(rd, p, err, why);
+    }
+    if (id == 0 || id > rd->cat.n_events) {
+        snprintf(why, sizeof(why), "unknown event id %" PRIu32, id);
+        return bad_record(rd, p, err, why);
+    }
+    ev = &rd->cat.events[id];
+    if (size < ev->fixed_size) {
+        snprintf(why, sizeof(why), "size %" PRIu32 " below the %u bytes of "
+                 "%s", size, ev->fixed_size, ev->name);
+        return bad_record(rd, p, err, why);
+    }
+    if (ev->has_var) {
+        const struct var_info *vi = &rd->var[id];
+        uint32_t need = ev->fixed_size;
+        unsigned int i;
+
+        for (i = 0; i < vi->n; i++) {
+            need += load16(p + vi->len_off[i]);
+        }
+        if (need > size) {
+            snprintf(why, sizeof(why), "variable arguments of %s need %"
+                     PRIu32 " bytes, record has %" PRIu32, ev->name, need,
+                     size);
+            return bad_record(rd, p, err, why);
+        }
+    }
+    rec->ev = ev;
+    rec->data = p;
+    rec->size = size;
+    rec->vcpu = rd->vcpu;
+    rec->stream = rd->stream;
+    rec->time = load64(p + 8);
+    rec->chunk_seq = rd->cur_no;
+    rd->rec = p + size;
+    return 1;
+}
+
+int qtrace_reader_next(struct qtrace_reader *rd, struct qtrace_record *rec,
+                       struct qtrace_err *err)
+{
+    int ret;
+
+    for (;;) {
+        if (rd->rec < rd->rec_end) {
+            return take_record(rd, rec, err);
+        }
+        switch (rd->state) {
+        case RD_READING:
+            break;
+        case RD_FAILED:
+            qtrace_err_set(err, "%s", rd->stop_msg);
+            return rd->stop_ret;
+        default:
+            return 0;
+        }
+        ret = enter_chunk(rd, err);
+        if (ret < 0) {
+            return ret;
+        }
+    }
+}
+
+void qtrace_reader_rewind(struct qtrace_reader *rd)
+{
+    rd->off = rd->first_off;
+    rd->chunk_no = 1;
+    rd->rec = rd->rec_end = rd->map;
+    rd->state = RD_READING;
+    rd->stop_ret = 0;
+    rd->stop_msg[0] = '\0';
+}
+
+/* ---- open and META ---- */
+
+/* Per event, where the lengths of its variable arguments sit. */
+static int index_var_args(struct qtrace_reader *rd)
+{
+    unsigned int id;
+    unsigned int i;
+
+    rd->var = calloc(rd->cat.n_events + 1, sizeof(*rd->var));
+    if (!rd->var) {
+        return -ENOMEM;
+    }
+    for (id = 1; id <= rd->cat.n_events; id++) {
+        const struct qtrace_event_desc *ev = &rd->cat.events[id];
+
+        for (i = 0; i < ev->n_args; i++) {
+            if (ev->args[i].type == QTRACE_ARG_STR ||
+                ev->args[i].type == QTRACE_ARG_BYTES) {
+                rd->var[id].len_off[rd->var[id].n++] = ev->args[i].offset;
+            }
+        }
+    }
+    return 0;
+}
+
+/*
+ * Split the META payload into key=value lines and the catalog, and parse
+ * both (docs/format.md, "META chunk").
+ */
+static int parse_meta(struct qtrace_reader *rd, const uint8_t *text,
+                      uint32_t len, struct qtrace_err *err)
+{
+    const uint8_t *sep = NULL;  /* the empty line ending the keys */
+    struct qtrace_err cerr;
+    char why[256];
+    char *catalog;
+    uint32_t keys_len;
+    int ret;
+
+    if (memchr(text, '\0', len)) {
+        qtrace_err_set(err, "META chunk: NUL byte in the text");
+        return -EBADMSG;
+    }
+    if (len > 0 && text[0] == '\n') {
+        sep = text;
+    } else if (len > 0) {
+        sep = memmem(text, len, "\n\n", 2);
+        sep = sep ? sep + 1 : NULL;
+    }
+    if (!sep) {
+        qtrace_err_set(err, "META chunk: no empty line before the catalog");
+        return -EBADMSG;
+    }
+    keys_len = (uint32_t)(sep - text);
+    ret = kv_parse(&rd->meta, text, keys_len, why, sizeof(why));
+    if (ret < 0) {
+        qtrace_err_set(err, "META chunk: %s", why);
+        return ret;
+    }
+    catalog = strndup((const char *)sep + 1, len - keys_len - 1);
+    if (!catalog) {
+        qtrace_err_set(err, "%s", strerror(ENOMEM));
+        return -ENOMEM;
+    }
+    ret = qtrace_catalog_parse(&rd->cat, catalog, &cerr);
+    free(catalog);
+    if (ret < 0) {
+        qtrace_err_set(err, "META chunk: catalog %s", cerr.msg);
+        return ret;
+    }
+    ret = index_var_args(rd);
+    if (ret < 0) {
+        qtrace_err_set(err, "%s", strerror(-ret));
+    }
+    return ret;
+}
+
+/* The 16-byte file header (docs/format.md, "File header"). */
+static int check_file_hdr(const struct qtrace_reader *rd, uint32_t *hdr_size,
+                          struct qtrace_err *err)
+{
+    size_t magic_len = strlen(QTRACE_FILE_MAGIC);
+    uint32_t version;
+
+    if (rd->size == 0) {
+        qtrace_err_set(err, "empty file");
+        return -EINVAL;
+    }
+    if (memcmp(rd->map, QTRACE_FILE_MAGIC,
+               rd->size < magic_len ? rd->size : magic_len) != 0) {
+        qtrace_err_set(err, "not a qtrace trace (bad magic)");
+        return -EINVAL;
+    }
+    if (rd->size < sizeof(struct qtrace_file_hdr)) {
+        qtrace_err_set(err, "truncated file header");
+        return -ENODATA;
+    }
+    version = load32(rd->map + 8);
+    *hdr_size = load32(rd->map + 12);
+    if (version != QTRACE_FORMAT_VERSION) {
+        qtrace_err_set(err, "unsupported format version %" PRIu32, version);
+        return -ENOTSUP;
+    }
+    if (*hdr_size < sizeof(struct qtrace_file_hdr)) {
+        qtrace_err_set(err, "bad file header size %" PRIu32, *hdr_size);
+        return -EINVAL;
+    }
+    if (*hdr_size > rd->size) {
+        qtrace_err_set(err, "truncated file header");
+        return -ENODATA;
+    }
+    return 0;
+}
+
+/* File header, then the META chunk that must follow it. */
+static int read_head(struct qtrace_reader *rd, struct qtrace_err *err)
+{
+    struct qtrace_chunk_hdr hdr;
+    const uint8_t *payload;
+    uint32_t hdr_size;
+    int ret;
+
+    ret = check_file_hdr(rd, &hdr_size, err);
+    if (ret < 0) {
+        return ret;
+    }
+    if (hdr_size == rd->size) {
+        qtrace_err_set(err, "no META chunk (file ends after its header)");
+        return -ENODATA;
+    }
+    ret = check_chunk(rd, hdr_size, 0, &hdr, &payload, err);
+    if (ret < 0) {
+        return ret;
+    }
+    if (hdr.kind != QTRACE_CHUNK_META) {
+        qtrace_err_set(err, "chunk 0 at offset 0x%" PRIx32 ": kind %u, "
+                       "expected META (1)", hdr_size, hdr.kind);
+        return -EBADMSG;
+    }
+    ret = parse_meta(rd, payload, hdr.len, err);
+    if (ret < 0) {
+        return ret;
+    }
+    rd->first_off = (uint64_t)hdr_size + CHUNK_HDR_SIZE + hdr.len;
+    qtrace_reader_rewind(rd);
+    return 0;
+}
+
+/* Map path read-only; a regular file is required (mmap). */
+static int map_file(struct qtrace_reader *rd, const char *path,
+                    struct qtrace_err *err)
+{
+    struct stat st;
+    void *map;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int ret = 0;
+
+    if (fd < 0 || fstat(fd, &st) < 0) {
+        ret = -errno;
+        qtrace_err_set(err, "%s", strerror(-ret));
+    } else if (!S_ISREG(st.st_mode)) {
+        ret = S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
+        qtrace_err_set(err, "%s", S_ISDIR(st.st_mode) ?
+                       strerror(EISDIR) : "not a regular file");
+    } else if (st.st_size > 0) {
+        map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (map == MAP_FAILED) {
+            ret = -errno;
+            qtrace_err_set(err, "%s", strerror(-ret));
+        } else {
+            rd->map = map;
+            rd->size = (size_t)st.st_size;
+            madvise(map, rd->size, MADV_SEQUENTIAL);
+        }
+    }
+    if (fd >= 0) {
+        close(fd);
+    }
+    return ret;
+}
+
+int qtrace_reader_open(const char *path, struct qtrace_reader **out,
+                       struct qtrace_err *err)
+{
+    struct qtrace_reader *rd = calloc(1, sizeof(*rd));
+    int ret;
+
+    *out = NULL;
+    if (!rd) {
+        qtrace_err_set(err, "%s", strerror(ENOMEM));
+        return -ENOMEM;
+    }
+    ret = map_file(rd, path, err);
+    if (ret == 0) {
+        ret = read_head(rd, err);
+    }
+    if (ret < 0) {
+        qtrace_reader_close(rd);
+        return ret;
+    }
+    *out = rd;
+    return 0;
+}
+
+void qtrace_reader_close(struct qtrace_reader *rd)
+{
+    if (!rd) {
+        return;
+    }
+    if (rd->map) {
+        munmap((void *)rd->map, rd->size);
+    }
+    qtrace_catalog_fini(&rd->cat);
+    free(rd->var);
+    kv_fini(&rd->meta);
+    kv_fini(&rd->end);
+    free(rd);
+}
+
+/* ---- header and END information ---- */
+
+const char *qtrace_reader_meta(const struct qtrace_reader *rd,
+                               const char *key)
+{
+    return kv_get(&rd->meta, key);
+}
+
+void qtrace_reader_meta_each(const struct qtrace_reader *rd,
+                             void (*fn)(const char *key, const char *value,
+                                        void *arg),
+                             void *arg)
+{
+    size_t i;
+
+    for (i = 0; i < rd->meta.n; i++) {
+        fn(rd->meta.items[i].key, rd->meta.items[i].value, arg);
+    }
+}
+
+const struct qtrace_catalog *
+qtrace_reader_catalog(const struct qtrace_reader *rd)
+{
+    return &rd->cat;
+}
+
+const char *qtrace_reader_end(const struct qtrace_reader *rd,
+                              const char *key)
+{
+    return kv_get(&rd->end, key);
+}
+
+bool qtrace_reader_has_end(const struct qtrace_reader *rd)
+{
+    return rd->has_end;
+}
+
+const char *qtrace_reader_stop_reason(const struct qtrace_reader *rd)
+{
+    if (rd->has_end) {
+        return NULL;
+    }
+    switch (rd->state) {
+    case RD_FAILED:
+        return rd->stop_msg;
+    case RD_CLEAN_END:
+        return "no END chunk (QEMU did not exit cleanly)";
+    default:
+        return "trace not read to its end";
+    }
+}
+
+/* ---- argument access ---- */
+
+/*
+ * Integer value of argument arg, sign-extended for signed types; for STR
+ * and BYTES, their length. 0 when arg or its bytes are out of range.
+ */
+static int64_t arg_value(const struct qtrace_record *rec, unsigned int arg)
+{
+    const struct qtrace_arg_desc *a;
+    const uint8_t *p;
+
+    if (!rec->ev || arg >= rec->ev->n_args) {
+        return 0;
+    }
+    a = &rec->ev->args[arg];
+    if ((uint32_t)a->offset + a->size > rec->size) {
+        return 0;
+    }
+    p = rec->data + a->offset;
+    switch (a->type) {
+    case QTRACE_ARG_U8:
+    case QTRACE_ARG_BOOL:
+        return p[0];
+    case QTRACE_ARG_I8:
+        return (int8_t)p[0];
+    case QTRACE_ARG_U16:
+    case QTRACE_ARG_STR:
+    case QTRACE_ARG_BYTES:
+        return load16(p);
+    case QTRACE_ARG_I16:
+        return (int16_t)load16(p);
+    case QTRACE_ARG_U32:
+        return load32(p);
+    case QTRACE_ARG_I32:
+        return (int32_t)load32(p);
+    case QTRACE_ARG_U64:
+    case QTRACE_ARG_I64:
+        return (int64_t)load64(p);
+    }
+    return 0;
+}
+
+uint64_t qtrace_record_u64(const struct qtrace_record *rec, unsigned int arg)
+{
+    return (uint64_t)arg_value(rec, arg);
+}
+
+int64_t qtrace_record_i64(const struct qtrace_record *rec, unsigned int arg)
+{
+    return arg_value(rec, arg);
+}
+
+const uint8_t *qtrace_record_bytes(const struct qtrace_record *rec,
+                                   unsigned int arg, size_t *len)
+{
+    const struct qtrace_event_desc *ev = rec->ev;
+    uint32_t start;
+    unsigned int i;
+
+    *len = 0;
+    if (!ev || arg >= ev->n_args || (ev->args[arg].type != QTRACE_ARG_STR &&
+                                     ev->args[arg].type != QTRACE_ARG_BYTES)) {
+        return NULL;
+    }
+    /* Variable parts follow the fixed part in declaration order. */
+    start = ev->fixed_size;
+    for (i = 0; i < arg; i++) {
+        if (ev->args[i].type == QTRACE_ARG_STR ||
+            ev->args[i].type == QTRACE_ARG_BYTES) {
+            start += (uint32_t)arg_value(rec, i);
+        }
+    }
+    if (start + (uint32_t)arg_value(rec, arg) > rec->size) {
+        return NULL;
+    }
+    *len = (size_t)arg_value(rec, arg);
+    return rec->data + start;
+}
+
+int qtrace_record_arg_index(const struct qtrace_record *rec,
+                            const char *name)
+{
+    unsigned int i;
+
+    for (i = 0; rec->ev && i < rec->ev->n_args; i++) {
+        if (strcmp(rec->ev->args[i].name, name) == 0) {
+            return (int)i;
+        }
+    }
+    return -1;
+}

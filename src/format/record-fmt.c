@@ -1,0 +1,345 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Formatting a record with its event's printf format (qtrace_record_fmt).
+ * The format comes from the trace file, so it is interpreted here, one
+ * conversion per argument, and never handed to printf whole: the declared
+ * argument type decides how a value prints, whatever the length modifier.
+ */
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "qtrace/reader.h"
+
+/* Width and precision above this are cut: the format is untrusted input. */
+#define FMT_MAX_WIDTH 1024
+
+/* Output with snprintf semantics: pos counts what would have been written. */
+struct out {
+    char *buf;
+    size_t len;                     /* bytes available, NUL included */
+    size_t pos;                     /* bytes needed so far */
+};
+
+/* One parsed conversion: %[flags][width][.precision][length]conv. */
+struct spec {
+    char flags[8];                  /* NUL-terminated subset of "-+ #0'" */
+    int width;                      /* -1: none */
+    int prec;                       /* -1: none */
+    char conv;
+};
+
+static void put(struct out *o, const char *s, size_t n)
+{
+    if (o->pos < o->len) {
+        size_t room = o->len - o->pos;
+
+        memcpy(o->buf + o->pos, s, n < room ? n : room);
+    }
+    o->pos += n;
+}
+
+static void put_pad(struct out *o, size_t n)
+{
+    static const char spaces[] = "                ";
+
+    while (n > 0) {
+        size_t k = n < sizeof(spaces) - 1 ? n : sizeof(spaces) - 1;
+
+        put(o, spaces, k);
+        n -= k;
+    }
+}
+
+/*
+ * Printable ASCII stays, the rest is escaped, so a string argument can
+ * neither end the output line nor hide bytes. Returns the escaped form in
+ * esc (up to 4 bytes) and its length.
+ */
+static size_t escape_byte(uint8_t c, char esc[5])
+{
+    static const char hex[] = "0123456789abcdef";
+
+    switch (c) {
+    case '\\':
+        memcpy(esc, "\\\\", 3);
+        return 2;
+    case '\n':
+        memcpy(esc, "\\n", 3);
+        return 2;
+    case '\t':
+        memcpy(esc, "\\t", 3);
+        return 2;
+    case '\r':
+        memcpy(esc, "\\r", 3);
+        return 2;
+    default:
+        if (c >= 0x20 && c < 0x7f) {
+            esc[0] = (char)c;
+            esc[1] = '\0';
+            return 1;
+        }
+        esc[0] = '\\';
+        esc[1] = 'x';
+        esc[2] = hex[c >> 4];
+        esc[3] = hex[c & 15];
+        esc[4] = '\0';
+        return 4;
+    }
+}
+
+/*
+ * Emit n bytes as escaped text or (hex) as lower-case hex pairs, padded to
+ * the spec's width; the precision limits the source bytes used.
+ */
+static void put_text(struct out *o, const struct spec *sp,
+                     const uint8_t *p, size_t n, bool hex)
+{
+    static const char digits[] = "0123456789abcdef";
+    bool left = strchr(sp->flags, '-') != NULL;
+    size_t out_len = 0;
+    char esc[5];
+    size_t i;
+
+    if (sp->prec >= 0 && (size_t)sp->prec < n) {
+        n = (size_t)sp->prec;
+    }
+    for (i = 0; i < n; i++) {
+        out_len += hex ? 2 : escape_byte(p[i], esc);
+    }
+    if (!left && sp->width > 0 && (size_t)sp->width > out_len) {
+        put_pad(o, (size_t)sp->width - out_len);
+    }
+    for (i = 0; i < n; i++) {
+        if (hex) {
+            esc[0] = digits[p[i] >> 4];
+            esc[1] = digits[p[i] & 15];
+            put(o, esc, 2);
+        } else {
+            put(o, esc, escape_byte(p[i], esc));
+        }
+    }
+    if (left && sp->width > 0 && (size_t)sp->width > out_len) {
+        put_pad(o, (size_t)sp->width - out_len);
+    }
+}
+
+static bool type_is_signed(enum qtrace_arg_type t)
+{
+    return t == QTRACE_ARG_I8 || t == QTRACE_ARG_I16 ||
+           t == QTRACE_ARG_I32 || t == QTRACE_ARG_I64;
+}
+
+/* Build "%<flags><width>.<prec>ll<conv>" for snprintf. */
+static void build_cformat(const struct spec *sp, char conv, char *f,
+                          size_t len)
+{
+    char width[16] = "";
+    char prec[16] = "";
+
+    if (sp->width >= 0) {
+        snprintf(width, sizeof(width), "%d", sp->width);
+    }
+    if (sp->prec >= 0) {
+        snprintf(prec, sizeof(prec), ".%d", sp->prec);
+    }
+    snprintf(f, len, "%%%s%s%sll%c", sp->flags, width, prec, conv);
+}
+
+static void put_cformat(struct out *o, const char *f, uint64_t v, bool sgn)
+{
+    char *dst = o->pos < o->len ? o->buf + o->pos : NULL;
+    size_t room = o->pos < o->len ? o->len - o->pos : 0;
+    int n;
+
+    /* f is built by build_cformat from checked pieces only. */
+    if (sgn) {
+        n = snprintf(dst, room, f, (long long)v);
+    } else {
+        n = snprintf(dst, room, f, (unsigned long long)v);
+    }
+    if (n > 0) {
+        o->pos += (size_t)n;
+    }
+}
+
+/*
+ * An integer argument: d, i, u (and s) print in decimal, signed when the
+ * declared type is; x, X and o print the bits of the declared width; c the
+ * low byte as (escaped) text; p as 0x and hex.
+ */
+static void put_int(struct out *o, const struct spec *sp,
+                    const struct qtrace_arg_desc *a, uint64_t v)
+{
+    unsigned int bits = a->size * 8u;
+    struct spec text_sp;
+    char f[48];
+    char tmp[24];
+    uint8_t c;
+
+    switch (sp->conv) {
+    case 'x':
+    case 'X':
+    case 'o':
+        if (bits < 64) {
+            v &= (1ull << bits) - 1;
+        }
+        build_cformat(sp, sp->conv, f, sizeof(f));
+        put_cformat(o, f, v, false);
+        return;
+    case 'c':
+        c = (uint8_t)v;
+        put_text(o, sp, &c, 1, false);
+        return;
+    case 'p':
+        snprintf(tmp, sizeof(tmp), "0x%llx", (unsigned long long)v);
+        text_sp = *sp;
+        text_sp.prec = -1;
+        put_text(o, &text_sp, (const uint8_t *)tmp, strlen(tmp), false);
+        return;
+    case 's':
+        if (a->type == QTRACE_ARG_BOOL) {
+            put_text(o, sp, (const uint8_t *)(v ? "true" : "false"),
+                     v ? 4 : 5, false);
+            return;
+        }
+        break;
+    default:
+        break;
+    }
+    build_cformat(sp, type_is_signed(a->type) ? 'd' : 'u', f, sizeof(f));
+    put_cformat(o, f, v, type_is_signed(a->type));
+}
+
+/* Print argument arg according to sp, or "?" when there is none. */
+static void put_arg(struct out *o, const struct qtrace_record *rec,
+                    unsigned int arg, const struct spec *sp)
+{
+    const struct qtrace_arg_desc *a;
+    const uint8_t *p;
+    size_t n;
+
+    if (arg >= rec->ev->n_args) {
+        put(o, "?", 1);
+        return;
+    }
+    a = &rec->ev->args[arg];
+    if (a->type == QTRACE_ARG_STR || a->type == QTRACE_ARG_BYTES) {
+        p = qtrace_record_bytes(rec, arg, &n);
+        if (!p) {
+            put(o, "?", 1);
+            return;
+        }
+        put_text(o, sp, p, n, a->type == QTRACE_ARG_BYTES);
+        return;
+    }
+    put_int(o, sp, a, qtrace_record_u64(rec, arg));
+}
+
+/* A decimal number in a format, clamped to FMT_MAX_WIDTH. */
+static int parse_num(const char **pp)
+{
+    const char *p = *pp;
+    int v = 0;
+
+    while (*p >= '0' && *p <= '9') {
+        if (v < FMT_MAX_WIDTH) {
+            v = v * 10 + (*p - '0');
+        }
+        p++;
+    }
+    *pp = p;
+    return v < FMT_MAX_WIDTH ? v : FMT_MAX_WIDTH;
+}
+
+/* A '*' width or precision takes the next argument, as printf does. */
+static int star_value(const struct qtrace_record *rec, unsigned int *arg)
+{
+    int64_t v;
+
+    if (*arg >= rec->ev->n_args) {
+        return -1;
+    }
+    v = qtrace_record_i64(rec, (*arg)++);
+    if (v < -FMT_MAX_WIDTH || v > FMT_MAX_WIDTH) {
+        v = v < 0 ? -FMT_MAX_WIDTH : FMT_MAX_WIDTH;
+    }
+    return (int)v;
+}
+
+/*
+ * Parse the conversion after a '%' at *pp into sp; returns false when the
+ * format ends first. *arg advances over '*' arguments.
+ */
+static bool parse_spec(const char **pp, struct spec *sp,
+                       const struct qtrace_record *rec, unsigned int *arg)
+{
+    const char *p = *pp;
+    size_t nf = 0;
+
+    memset(sp, 0, sizeof(*sp));
+    sp->width = sp->prec = -1;
+    for (; *p && strchr("-+ #0'", *p); p++) {
+        if (nf < sizeof(sp->flags) - 1 && !strchr(sp->flags, *p)) {
+            sp->flags[nf++] = *p;
+        }
+    }
+    if (*p == '*') {
+        p++;
+        sp->width = star_value(rec, arg);
+        if (sp->width < 0 && nf < sizeof(sp->flags) - 1) {
+            sp->flags[nf++] = '-';      /* printf: negative width */
+            sp->width = -sp->width;
+        }
+    } else if (*p >= '0' && *p <= '9') {
+        sp->width = parse_num(&p);
+    }
+    if (*p == '.') {
+        p++;
+        sp->prec = *p == '*' ? (p++, star_value(rec, arg)) : parse_num(&p);
+    }
+    /* Length modifiers: the declared argument type decides instead. */
+    while (*p && strchr("hlzjtLq", *p)) {
+        p++;
+    }
+    sp->conv = *p;
+    *pp = *p ? p + 1 : p;
+    return *p != '\0';
+}
+
+int qtrace_record_fmt(const struct qtrace_record *rec, char *buf,
+                      size_t len)
+{
+    struct out o = { .buf = buf, .len = len, .pos = 0 };
+    const char *f = rec->ev && rec->ev->fmt ? rec->ev->fmt : "";
+    unsigned int arg = 0;
+    struct spec sp;
+
+    while (*f) {
+        const char *start = f;
+
+        if (*f != '%') {
+            f += strcspn(f, "%");
+            put(&o, start, (size_t)(f - start));
+            continue;
+        }
+        if (f[1] == '%') {
+            put(&o, "%", 1);
+            f += 2;
+            continue;
+        }
+        f++;
+        if (!parse_spec(&f, &sp, rec, &arg) ||
+            !strchr("diuxXocsp", sp.conv)) {
+            /* Not a conversion qtrace knows: show it as written. */
+            put(&o, start, (size_t)(f - start));
+            continue;
+        }
+        put_arg(&o, rec, arg++, &sp);
+    }
+    if (len > 0) {
+        buf[o.pos < len ? o.pos : len - 1] = '\0';
+    }
+    return o.pos > INT_MAX ? INT_MAX : (int)o.pos;
+}

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Event selection: which catalog events are recorded. Built from glob
+ * patterns at install time (and later at run time); read at translation
+ * time to decide what to instrument, never per event.
+ */
+#ifndef QTRACE_PLUGIN_EVSEL_H
+#define QTRACE_PLUGIN_EVSEL_H
+
+#include <stdbool.h>
+
+#include "qtrace/catalog.h"
+#include "qtrace/err.h"
+
+struct evsel {
+    const struct qtrace_catalog *cat;   /* not owned */
+    bool on[QTRACE_MAX_EVENTS];         /* indexed by event id */
+};
+
+/* Start from the catalog's defaults (every event not marked disable). */
+void evsel_init(struct evsel *sel, const struct qtrace_catalog *cat);
+
+/*
+ * Apply a selection: glob patterns separated by ',' or ';', a leading '-'
+ * disables, applied left to right. If the first pattern enables, the
+ * selection starts empty; if it disables, it starts from the defaults.
+ * "@FILE" reads patterns from FILE, one per line, '#' comments. Returns 0,
+ * or -EINVAL/-errno with err naming the pattern ("mem_acess: no event
+ * matches") or the file line.
+ */
+int evsel_parse(struct evsel *sel, const char *spec, struct qtrace_err *err);
+
+static inline bool evsel_is_enabled(const struct evsel *sel, unsigned int id)
+{
+    return id < QTRACE_MAX_EVENTS && sel->on[id];
+}
+
+/* Enable one event by id (e.g. events a sink needs). */
+void evsel_enable(struct evsel *sel, unsigned int id);
+
+/* Selected event names, comma separated, into buf. */
+void evsel_fmt(const struct evsel *sel, char *buf, size_t len);
+
+#endif /* QTRACE_PLUGIN_EVSEL_H */

@@ -1,0 +1,251 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Plugin option table and parsers (see options.h). Each parser checks its
+ * value and explains a refusal in a few words; options_parse adds the
+ * "key=value: " prefix.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "options.h"
+
+#define CHUNK_MIN (64u << 10)     /* holds the largest record */
+#define CHUNK_MAX (16u << 20)
+
+typedef int (*option_parse_fn)(struct options *opts, const char *value,
+                               struct qtrace_err *err);
+
+struct option_desc {
+    const char *key;
+    option_parse_fn parse;
+    const char *help;
+};
+
+static int replace_string(char **dst, const char *value,
+                          struct qtrace_err *err)
+{
+    if (!value[0]) {
+        qtrace_err_set(err, "empty value");
+        return -EINVAL;
+    }
+    free(*dst);
+    *dst = strdup(value);
+    return *dst ? 0 : -ENOMEM;
+}
+
+static int parse_out(struct options *opts, const char *value,
+                     struct qtrace_err *err)
+{
+    return replace_string(&opts->out, value, err);
+}
+
+static int parse_log(struct options *opts, const char *value,
+                     struct qtrace_err *err)
+{
+    return replace_string(&opts->log, value, err);
+}
+
+static int parse_events(struct options *opts, const char *value,
+                        struct qtrace_err *err)
+{
+    opts->events_given = true;
+    return evsel_parse(&opts->sel, value, err);
+}
+
+static int parse_range(struct options *opts, const char *value,
+                       struct qtrace_err *err)
+{
+    return filter_add_range(&opts->filter, value, err);
+}
+
+static int parse_ifilter(struct options *opts, const char *value,
+                         struct qtrace_err *err)
+{
+    return filter_add_iprefix(&opts->filter, value, err);
+}
+
+static int parse_afilter(struct options *opts, const char *value,
+                         struct qtrace_err *err)
+{
+    return filter_add_addr(&opts->filter, value, err);
+}
+
+/* A byte count with an optional k, M or G suffix (powers of 1024). */
+static int parse_size(const char *value, size_t min, size_t max,
+                      size_t *out, struct qtrace_err *err)
+{
+    char *end;
+    unsigned long long n;
+    unsigned int shift = 0;
+
+    errno = 0;
+    n = strtoull(value, &end, 0);
+    if (value[0] == '-' || end == value || errno) {
+        qtrace_err_set(err, "expected a size such as 256k or 4M");
+        return -EINVAL;
+    }
+    switch (*end) {
+    case 'k': case 'K': shift = 10; end++; break;
+    case 'm': case 'M': shift = 20; end++; break;
+    case 'g': case 'G': shift = 30; end++; break;
+    default: break;
+    }
+    if (*end != '\0' || n > (max >> shift) || (n << shift) < min) {
+        qtrace_err_set(err, "expected a size from %zu to %zu bytes "
+                       "(k, M, G suffixes allowed)", min, max);
+        return -EINVAL;
+    }
+    *out = (size_t)(n << shift);
+    return 0;
+}
+
+static int parse_chunk(struct options *opts, const char *value,
+                       struct qtrace_err *err)
+{
+    return parse_size(value, CHUNK_MIN, CHUNK_MAX, &opts->chunk_bytes, err);
+}
+
+static int parse_buffer(struct options *opts, const char *value,
+                        struct qtrace_err *err)
+{
+    return parse_size(value, 2 * CHUNK_MIN, (size_t)16 << 30,
+                      &opts->buffer_bytes, err);
+}
+
+static const struct option_desc option_table[] = {
+    { "out", parse_out, "FILE       native trace file (default qtrace.qtr)" },
+    { "events", parse_events,
+      "PATTERNS   events to record: globs separated by ',' or ';', "
+      "-glob disables, @FILE reads patterns from FILE" },
+    { "log", parse_log,
+      "FILE       execlog-style text log of every instruction (or stderr)" },
+    { "range", parse_range,
+      "START-END  trace only code in [START, END) (repeatable)" },
+    { "ifilter", parse_ifilter,
+      "PREFIX     instructions whose disassembly starts with PREFIX" },
+    { "afilter", parse_afilter, "ADDR       the instruction at ADDR" },
+    { "chunk", parse_chunk, "SIZE       per-vCPU buffer (default 256k)" },
+    { "buffer", parse_buffer,
+      "SIZE       all buffers together (default 64M); a full buffer "
+      "makes the vCPU wait" },
+};
+
+void options_init(struct options *opts, const struct qtrace_catalog *cat)
+{
+    memset(opts, 0, sizeof(*opts));
+    evsel_init(&opts->sel, cat);
+    filter_init(&opts->filter);
+    opts->chunk_bytes = 256u << 10;
+    opts->buffer_bytes = 64u << 20;
+}
+
+void options_fini(struct options *opts)
+{
+    free(opts->out);
+    free(opts->log);
+    filter_fini(&opts->filter);
+    opts->out = opts->log = NULL;
+}
+
+static const struct option_desc *find_option(const char *key, size_t len)
+{
+    size_t i;
+
+    for (i = 0; i < sizeof(option_table) / sizeof(option_table[0]); i++) {
+        if (strlen(option_table[i].key) == len &&
+            strncmp(option_table[i].key, key, len) == 0) {
+            return &option_table[i];
+        }
+    }
+    return NULL;
+}
+
+/* "out, events, ..." for error messages. */
+static const char *option_keys(void)
+{
+    static char keys[256];
+    size_t i, used = 0;
+
+    if (keys[0]) {
+        return keys;
+    }
+    for (i = 0; i < sizeof(option_table) / sizeof(option_table[0]); i++) {
+        int n = snprintf(keys + used, sizeof(keys) - used, "%s%s",
+                         i ? ", " : "", option_table[i].key);
+
+        if (n < 0 || (size_t)n >= sizeof(keys) - used) {
+            break;
+        }
+        used += (size_t)n;
+    }
+    return keys;
+}
+
+int options_parse(struct options *opts, int argc, char **argv,
+                  struct qtrace_err *err)
+{
+    int i;
+
+    for (i = 0; i < argc; i++) {
+        const char *arg = argv[i];
+        const char *eq = strchr(arg, '=');
+        const struct option_desc *desc;
+        struct qtrace_err why = { "" };
+        int ret;
+
+        if (!eq) {
+            qtrace_err_set(err, "%s: expected KEY=VALUE", arg);
+            return -EINVAL;
+        }
+        desc = find_option(arg, (size_t)(eq - arg));
+        if (!desc) {
+            qtrace_err_set(err, "%s: unknown option (known: %s)", arg,
+                           option_keys());
+            return -EINVAL;
+        }
+        ret = desc->parse(opts, eq + 1, &why);
+        if (ret < 0) {
+            size_t vlen = strlen(eq + 1);
+
+            if (!why.msg[0]) {
+                snprintf(why.msg, sizeof(why.msg), "%s", strerror(-ret));
+            }
+            /* "events=x: x: no event matches" reads better without the echo */
+            if (strncmp(why.msg, eq + 1, vlen) == 0 && why.msg[vlen] == ':') {
+                qtrace_err_set(err, "%.*s=%s", (int)(eq - arg), arg,
+                               why.msg);
+            } else {
+                qtrace_err_set(err, "%s: %s", arg, why.msg);
+            }
+            return ret;
+        }
+    }
+    if (opts->chunk_bytes * 2 > opts->buffer_bytes) {
+        qtrace_err_set(err, "buffer=%zu: must hold at least two chunks "
+                       "of %zu bytes", opts->buffer_bytes, opts->chunk_bytes);
+        return -EINVAL;
+    }
+    return 0;
+}
+
+const char *options_help(void)
+{
+    static char help[2048];
+    size_t i, used = 0;
+
+    if (help[0]) {
+        return help;
+    }
+    for (i = 0; i < sizeof(option_table) / sizeof(option_table[0]); i++) {
+        int n = snprintf(help + used, sizeof(help) - used, "  %s=%s\n",
+                         option_table[i].key, option_table[i].help);
+
+        if (n < 0 || (size_t)n >= sizeof(help) - used) {
+            break;
+        }
+        used += (size_t)n;
+    }
+    return help;
+}

@@ -1,0 +1,598 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * libqtrace.so, the QEMU TCG plugin: decides at translation time what to
+ * instrument and, at execution time, appends fixed-size records to the
+ * running vCPU's buffer. Callbacks run on vCPU threads; the writer thread
+ * (writer.c) and the sinks do everything else.
+ */
+#include <inttypes.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "qtrace-events.h"
+#include "qtrace/arch.h"
+#include "qtrace/catalog.h"
+#include "../format/chunk.h"
+#include "../qemu/qemu-compat.h"
+#include "options.h"
+#include "sink.h"
+#include "tbtab.h"
+#include "vbuf.h"
+#include "writer.h"
+
+#define MAX_VCPUS 4096
+#define MAX_SINKS 4
+
+/*
+ * Per-vCPU state in an array indexed by vCPU index (a __thread variable
+ * costs a call per access in a dlopen'd library). Slot i is written only
+ * by the thread running vCPU i; cache-line aligned so vCPUs do not share.
+ */
+struct vcpu {
+    struct vbuf buf;
+    uint64_t icount;            /* instructions of blocks entered */
+    uint64_t tb_time;           /* icount when the current block began */
+    bool live;
+} __attribute__((aligned(64)));
+
+static struct vcpu vcpus[MAX_VCPUS];
+
+/* Set at install, read-only afterwards (but for the exit flags). */
+static struct {
+    struct qtrace_catalog cat;
+    struct options opts;
+    bool system_mode;
+    char target[32];            /* QEMU's target name: "aarch64" */
+    char qemu_version[160];
+    bool trace_tb_trans;
+    bool trace_exec_tb;
+    bool trace_exec_insn;
+    bool trace_mem;
+    bool trace_vcpu;            /* vcpu_init / vcpu_exit */
+    bool keep_disas;            /* the log sink prints QEMU's disassembly */
+    atomic_uint next_stream;
+    atomic_bool exited;
+    atomic_bool warned_vcpus;
+} qt;
+
+static inline void *emit(struct vcpu *vc, uint16_t id, uint32_t size,
+                         uint64_t time)
+{
+    struct qtrace_rec *r = vbuf_reserve(&vc->buf, size);
+
+    r->id = id;
+    r->size = (uint16_t)size;
+    r->reserved = 0;
+    r->time = time;
+    return r;
+}
+
+static struct vcpu *vcpu_of(unsigned int vcpu_index)
+{
+    if (__builtin_expect(vcpu_index >= MAX_VCPUS, 0)) {
+        return NULL;
+    }
+    return &vcpus[vcpu_index];
+}
+
+/* ---- execution callbacks: no lock, no malloc, no syscall ---- */
+
+static void vcpu_tb_count(unsigned int vcpu_index, void *udata)
+{
+    const struct tb_info *tb = udata;
+    struct vcpu *vc = vcpu_of(vcpu_index);
+
+    if (vc) {
+        vc->tb_time = vc->icount;
+        vc->icount += tb->n_insns;
+    }
+}
+
+static void vcpu_tb_exec(unsigned int vcpu_index, void *udata)
+{
+    const struct tb_info *tb = udata;
+    struct vcpu *vc = vcpu_of(vcpu_index);
+    struct qtrace_ev_exec_tb *r;
+
+    if (!vc) {
+        return;
+    }
+    vc->tb_time = vc->icount;
+    vc->icount += tb->n_insns;
+    r = emit(vc, QTRACE_EV_EXEC_TB, sizeof(*r), vc->tb_time);
+    r->pc = tb->pc;
+    r->tb = tb->id;
+}
+
+static void vcpu_insn_exec(unsigned int vcpu_index, void *udata)
+{
+    const struct insn_info *in = udata;
+    struct vcpu *vc = vcpu_of(vcpu_index);
+    struct qtrace_ev_exec_insn *r;
+
+    if (!vc) {
+        return;
+    }
+    r = emit(vc, QTRACE_EV_EXEC_INSN, sizeof(*r), vc->tb_time + in->idx);
+    r->pc = in->pc;
+    r->tb = in->tb->id;
+    r->idx = in->idx;
+}
+
+static void vcpu_mem(unsigned int vcpu_index, qemu_plugin_meminfo_t info,
+                     uint64_t vaddr, void *udata)
+{
+    const struct insn_info *in = udata;
+    struct vcpu *vc = vcpu_of(vcpu_index);
+    struct qtrace_ev_mem_access *r;
+    const char *dev = NULL;
+    uint64_t paddr = 0;
+    uint32_t dev_len = 0;
+    uint8_t flags = 0;
+
+    if (!vc) {
+        return;
+    }
+    if (qemu_plugin_mem_is_store(info)) {
+        flags |= QTRACE_MEM_STORE;
+    }
+    if (qemu_plugin_mem_is_sign_extended(info)) {
+        flags |= QTRACE_MEM_SIGNED;
+    }
+    if (qemu_plugin_mem_is_big_endian(info)) {
+        flags |= QTRACE_MEM_BIG_ENDIAN;
+    }
+    if (qt.system_mode) {
+        struct qemu_plugin_hwaddr *hw = qemu_plugin_get_hwaddr(info, vaddr);
+
+        if (hw) {
+            flags |= QTRACE_MEM_HAS_PADDR;
+            paddr = qemu_plugin_hwaddr_phys_addr(hw);
+            if (qemu_plugin_hwaddr_is_io(hw)) {
+                flags |= QTRACE_MEM_IO;
+                dev = qemu_plugin_hwaddr_device_name(hw);
+                dev_len = dev ? (uint32_t)strnlen(dev, 255) : 0;
+            }
+        }
+    }
+    r = emit(vc, QTRACE_EV_MEM_ACCESS,
+             qtrace_rec_size(QTRACE_EV_MEM_ACCESS_FIXED, dev_len),
+             vc->tb_time + in->idx);
+    r->pc = in->pc;
+    r->vaddr = vaddr;
+    r->paddr = paddr;
+    r->size = (uint8_t)(1u << qemu_plugin_mem_size_shift(info));
+    r->flags = flags;
+    r->device_len = (uint16_t)dev_len;
+    if (dev_len) {
+        memcpy((uint8_t *)r + QTRACE_EV_MEM_ACCESS_FIXED, dev, dev_len);
+    }
+}
+
+static void vcpu_syscall(qemu_plugin_id_t id, unsigned int vcpu_index,
+                         int64_t num, uint64_t a1, uint64_t a2, uint64_t a3,
+                         uint64_t a4, uint64_t a5, uint64_t a6, uint64_t a7,
+                         uint64_t a8)
+{
+    struct vcpu *vc = vcpu_of(vcpu_index);
+    struct qtrace_ev_syscall *r;
+
+    (void)id;
+    (void)a7;
+    (void)a8;
+    if (!vc) {
+        return;
+    }
+    r = emit(vc, QTRACE_EV_SYSCALL, sizeof(*r), vc->icount);
+    r->num = num;
+    r->a1 = a1;
+    r->a2 = a2;
+    r->a3 = a3;
+    r->a4 = a4;
+    r->a5 = a5;
+    r->a6 = a6;
+}
+
+static void vcpu_syscall_ret(qemu_plugin_id_t id, unsigned int vcpu_index,
+                             int64_t num, int64_t ret)
+{
+    struct vcpu *vc = vcpu_of(vcpu_index);
+    struct qtrace_ev_syscall_ret *r;
+
+    (void)id;
+    if (!vc) {
+        return;
+    }
+    r = emit(vc, QTRACE_EV_SYSCALL_RET, sizeof(*r), vc->icount);
+    r->num = num;
+    r->ret = ret;
+}
+
+/* ---- vCPU life cycle ---- */
+
+static void vcpu_init(qemu_plugin_id_t id, unsigned int vcpu_index)
+{
+    struct vcpu *vc = vcpu_of(vcpu_index);
+    struct qtrace_ev_vcpu_init *r;
+
+    (void)id;
+    if (!vc) {
+        if (!atomic_exchange(&qt.warned_vcpus, true)) {
+            fprintf(stderr, "qtrace: vCPU %u: more than %d vCPUs; the "
+                    "extra ones are not traced\n", vcpu_index, MAX_VCPUS);
+        }
+        return;
+    }
+    if (vc->live) {
+        vbuf_stop(&vc->buf);
+    }
+    vc->icount = 0;
+    vc->tb_time = 0;
+    vbuf_start(&vc->buf, vcpu_index, atomic_fetch_add(&qt.next_stream, 1));
+    vc->live = true;
+    if (qt.trace_vcpu) {
+        r = emit(vc, QTRACE_EV_VCPU_INIT, sizeof(*r), 0);
+        r->vcpu = vcpu_index;
+    }
+}
+
+static void vcpu_exit(qemu_plugin_id_t id, unsigned int vcpu_index)
+{
+    struct vcpu *vc = vcpu_of(vcpu_index);
+    struct qtrace_ev_vcpu_exit *r;
+
+    (void)id;
+    if (!vc || !vc->live) {
+        return;
+    }
+    if (qt.trace_vcpu) {
+        r = emit(vc, QTRACE_EV_VCPU_EXIT, sizeof(*r), vc->icount);
+        r->vcpu = vcpu_index;
+    }
+    vbuf_stop(&vc->buf);
+    vc->live = false;
+}
+
+/*
+ * What user-mode QEMU knows of the guest binary, captured on the first
+ * translation: at install time the binary is not loaded yet (7.2 crashes
+ * in path_to_binary then), and only a vCPU thread may ask.
+ */
+static struct {
+    atomic_bool taken;
+    atomic_bool ready;
+    char path[1024];
+    uint64_t start_code, end_code, entry;
+} guest_binary;
+
+static void capture_binary(void)
+{
+    const char *path;
+
+    if (qt.system_mode || atomic_exchange(&guest_binary.taken, true)) {
+        return;
+    }
+    path = qemu_plugin_path_to_binary();
+    snprintf(guest_binary.path, sizeof(guest_binary.path), "%s",
+             path ? path : "");
+    free((void *)path);     /* glib-allocated; g_free is free */
+    guest_binary.start_code = qemu_plugin_start_code();
+    guest_binary.end_code = qemu_plugin_end_code();
+    guest_binary.entry = qemu_plugin_entry_code();
+    atomic_store(&guest_binary.ready, true);
+}
+
+/* ---- translation ---- */
+
+/* Fill tb's instruction table; returns the block's code size. */
+static uint32_t describe_insns(struct qemu_plugin_tb *tb, struct tb_info *ti,
+                               bool want_disas)
+{
+    uint32_t i, size = 0;
+
+    for (i = 0; i < ti->n_insns; i++) {
+        struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
+        struct insn_info *in = &ti->insns[i];
+        uint8_t op[4] = { 0 };
+
+        in->pc = qemu_plugin_insn_vaddr(insn);
+        in->size = (uint8_t)qemu_plugin_insn_size(insn);
+        in->idx = (uint16_t)i;
+        in->tb = ti;
+        qc_insn_bytes(insn, op, sizeof(op));
+        in->opcode = (uint32_t)op[0] | (uint32_t)op[1] << 8 |
+                     (uint32_t)op[2] << 16 | (uint32_t)op[3] << 24;
+        if (want_disas) {
+            in->disas = qemu_plugin_insn_disas(insn);
+        }
+        size += in->size;
+    }
+    return size;
+}
+
+static void emit_tb_trans(struct qemu_plugin_tb *tb, const struct tb_info *ti)
+{
+    uint32_t code_len = ti->size;
+    struct qtrace_ev_tb_trans *r;
+    uint8_t *code;
+    uint32_t i, off = 0;
+
+    if (code_len > QTRACE_REC_MAX - QTRACE_EV_TB_TRANS_FIXED) {
+        code_len = QTRACE_REC_MAX - QTRACE_EV_TB_TRANS_FIXED;
+    }
+    r = writer_trans_reserve(qtrace_rec_size(QTRACE_EV_TB_TRANS_FIXED,
+                                             code_len));
+    if (!r) {
+        writer_count_lost(1);
+        return;
+    }
+    r->hdr.id = QTRACE_EV_TB_TRANS;
+    r->hdr.size = (uint16_t)qtrace_rec_size(QTRACE_EV_TB_TRANS_FIXED,
+                                            code_len);
+    r->hdr.reserved = 0;
+    r->hdr.time = 0;        /* translations belong to no vCPU */
+    r->pc = ti->pc;
+    r->tb = ti->id;
+    r->size = ti->size;
+    r->n_insns = ti->n_insns;
+    r->code_len = (uint16_t)code_len;
+    code = (uint8_t *)r + QTRACE_EV_TB_TRANS_FIXED;
+    for (i = 0; i < ti->n_insns && off < code_len; i++) {
+        off += (uint32_t)qc_insn_bytes(qemu_plugin_tb_get_insn(tb, i),
+                                       code + off, code_len - off);
+    }
+    memset(code + off, 0, r->hdr.size - QTRACE_EV_TB_TRANS_FIXED - off);
+    writer_trans_commit();
+}
+
+static bool tb_in_range(const struct tb_info *ti)
+{
+    uint32_t i;
+
+    for (i = 0; i < ti->n_insns; i++) {
+        if (filter_pc_in_range(&qt.opts.filter, ti->insns[i].pc)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static void instrument_insns(struct qemu_plugin_tb *tb, struct tb_info *ti)
+{
+    const struct filter *f = &qt.opts.filter;
+    uint32_t i;
+
+    for (i = 0; i < ti->n_insns; i++) {
+        struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
+        struct insn_info *in = &ti->insns[i];
+
+        if (!filter_pc_in_range(f, in->pc) ||
+            !filter_insn_selected(f, in->pc, in->disas)) {
+            continue;
+        }
+        if (qt.trace_exec_insn) {
+            qemu_plugin_register_vcpu_insn_exec_cb(insn, vcpu_insn_exec,
+                                                   QEMU_PLUGIN_CB_NO_REGS,
+                                                   in);
+        }
+        if (qt.trace_mem) {
+            qemu_plugin_register_vcpu_mem_cb(insn, vcpu_mem,
+                                             QEMU_PLUGIN_CB_NO_REGS,
+                                             QEMU_PLUGIN_MEM_RW, in);
+        }
+    }
+}
+
+static void vcpu_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
+{
+    size_t n = qemu_plugin_tb_n_insns(tb);
+    bool want_disas = qt.keep_disas ||
+                      filter_has_insn_filters(&qt.opts.filter);
+    struct tb_info *ti;
+    uint32_t i;
+
+    (void)id;
+    capture_binary();
+    ti = tbtab_new((uint32_t)n);
+    if (!ti) {
+        writer_count_lost(1);
+        return;
+    }
+    ti->pc = qemu_plugin_tb_vaddr(tb);
+    ti->size = describe_insns(tb, ti, want_disas);
+    if (!tb_in_range(ti)) {
+        return;
+    }
+    if (qt.trace_tb_trans) {
+        emit_tb_trans(tb, ti);
+    }
+    qemu_plugin_register_vcpu_tb_exec_cb(tb, qt.trace_exec_tb ?
+                                         vcpu_tb_exec : vcpu_tb_count,
+                                         QEMU_PLUGIN_CB_NO_REGS, ti);
+    instrument_insns(tb, ti);
+    if (!qt.keep_disas) {
+        /* Only the filters needed the text; the log sink keeps it. */
+        for (i = 0; i < ti->n_insns; i++) {
+            free(ti->insns[i].disas);
+            ti->insns[i].disas = NULL;
+        }
+    }
+}
+
+/* ---- exit ---- */
+
+static void plugin_exit(qemu_plugin_id_t id, void *udata)
+{
+    unsigned int i;
+
+    (void)id;
+    (void)udata;
+    if (atomic_exchange(&qt.exited, true)) {
+        return;
+    }
+    /*
+     * Other vCPU threads may still run (a guest exit_group does not wait
+     * for them); what they record from now on is counted as lost.
+     */
+    for (i = 0; i < MAX_VCPUS; i++) {
+        if (vcpus[i].live) {
+            vbuf_stop(&vcpus[i].buf);
+        }
+    }
+    writer_stop("exit");
+}
+
+/* ---- install ---- */
+
+/* Called by the file sink on the writer thread (see sink_meta_fn). */
+static const char *trace_meta(void)
+{
+    static char meta[8192];
+    const struct qtrace_arch *arch = qtrace_arch_by_name(qt.target);
+    bool have_binary = atomic_load(&guest_binary.ready);
+    char events[2048];
+    char created[64];
+    time_t now = time(NULL);
+    struct tm tm;
+
+    evsel_fmt(&qt.opts.sel, events, sizeof(events));
+    strftime(created, sizeof(created), "%Y-%m-%dT%H:%M:%SZ",
+             gmtime_r(&now, &tm));
+    snprintf(meta, sizeof(meta),
+             "format=%d\nqtrace=%s\narch=%s\nword_bits=%u\nendian=%s\n"
+             "qemu=%s\nplugin_api=%d\nmode=%s\nbinary=%s\n"
+             "start_code=0x%" PRIx64 "\nend_code=0x%" PRIx64
+             "\nentry=0x%" PRIx64 "\ntime=insns\ncreated=%s\nevents=%s\n",
+             QTRACE_FORMAT_VERSION, QTRACE_VERSION, qt.target,
+             arch ? arch->word_bits : 0,
+             arch && arch->big_endian ? "big" : "little",
+             qt.qemu_version, qc_api(),
+             qt.system_mode ? "system" : "user",
+             have_binary ? guest_binary.path : "",
+             have_binary ? guest_binary.start_code : 0,
+             have_binary ? guest_binary.end_code : 0,
+             have_binary ? guest_binary.entry : 0,
+             created, events);
+    return meta;
+}
+
+/* Turn the selection into the flags the callbacks test. */
+static void choose_instrumentation(void)
+{
+    struct evsel *sel = &qt.opts.sel;
+
+    if (qt.opts.log) {
+        /* The text log is made of these two; they land in out= too. */
+        evsel_enable(sel, QTRACE_EV_EXEC_INSN);
+        evsel_enable(sel, QTRACE_EV_MEM_ACCESS);
+        qt.keep_disas = true;
+    }
+    qt.trace_tb_trans = evsel_is_enabled(sel, QTRACE_EV_TB_TRANS);
+    qt.trace_exec_tb = evsel_is_enabled(sel, QTRACE_EV_EXEC_TB);
+    qt.trace_exec_insn = evsel_is_enabled(sel, QTRACE_EV_EXEC_INSN);
+    qt.trace_mem = evsel_is_enabled(sel, QTRACE_EV_MEM_ACCESS);
+    qt.trace_vcpu = evsel_is_enabled(sel, QTRACE_EV_VCPU_INIT) ||
+                    evsel_is_enabled(sel, QTRACE_EV_VCPU_EXIT);
+}
+
+/* "PATH: reason" becomes "out=PATH: reason", naming the option. */
+static void prefix_err(struct qtrace_err *err, const char *prefix)
+{
+    char msg[sizeof(err->msg)];
+
+    snprintf(msg, sizeof(msg), "%s", err->msg);
+    qtrace_err_set(err, "%s%s", prefix, msg);
+}
+
+static int open_sinks(const qemu_info_t *info, struct sink **sinks,
+                      size_t *n_sinks, struct qtrace_err *err)
+{
+    *n_sinks = 0;
+    if (!qt.opts.out && !qt.opts.log) {
+        qt.opts.out = strdup("qtrace.qtr");
+    }
+    if (qt.opts.out) {
+        sinks[*n_sinks] = sink_file_new(qt.opts.out, trace_meta,
+                                        qtrace_catalog_text, err);
+        if (!sinks[*n_sinks]) {
+            prefix_err(err, "out=");
+            return -1;
+        }
+        (*n_sinks)++;
+    }
+    if (qt.opts.log) {
+        sinks[*n_sinks] = sink_log_new(qt.opts.log, info->system_emulation,
+                                       err);
+        if (!sinks[*n_sinks]) {
+            prefix_err(err, "log=");
+            return -1;
+        }
+        (*n_sinks)++;
+    }
+    return 0;
+}
+
+static void register_callbacks(qemu_plugin_id_t id)
+{
+    const struct evsel *sel = &qt.opts.sel;
+
+    qemu_plugin_register_vcpu_init_cb(id, vcpu_init);
+    qemu_plugin_register_vcpu_exit_cb(id, vcpu_exit);
+    qemu_plugin_register_vcpu_tb_trans_cb(id, vcpu_tb_trans);
+    if (evsel_is_enabled(sel, QTRACE_EV_SYSCALL)) {
+        qemu_plugin_register_vcpu_syscall_cb(id, vcpu_syscall);
+    }
+    if (evsel_is_enabled(sel, QTRACE_EV_SYSCALL_RET)) {
+        qemu_plugin_register_vcpu_syscall_ret_cb(id, vcpu_syscall_ret);
+    }
+    qemu_plugin_register_atexit_cb(id, plugin_exit, NULL);
+}
+
+__attribute__((visibility("default")))
+int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
+                        int argc, char **argv)
+{
+    static struct sink *sinks[MAX_SINKS];
+    struct writer_cfg cfg;
+    struct qtrace_err err = { "" };
+    char msg[256] = "";
+    size_t n_sinks;
+
+    if (qc_init(info, msg, sizeof(msg)) < 0) {
+        fprintf(stderr, "qtrace: %s\n", msg);
+        return -1;
+    }
+    if (msg[0]) {
+        fprintf(stderr, "qtrace: %s\n", msg);
+    }
+    qt.system_mode = info->system_emulation;
+    snprintf(qt.target, sizeof(qt.target), "%s", info->target_name);
+    snprintf(qt.qemu_version, sizeof(qt.qemu_version), "%s",
+             qc_qemu_version());
+    atomic_init(&qt.next_stream, 1);
+    if (qtrace_catalog_parse(&qt.cat, qtrace_catalog_text, &err) < 0) {
+        fprintf(stderr, "qtrace: built-in catalog: %s\n", err.msg);
+        return -1;
+    }
+    options_init(&qt.opts, &qt.cat);
+    if (options_parse(&qt.opts, argc, argv, &err) < 0) {
+        fprintf(stderr, "qtrace: %s\n", err.msg);
+        return -1;
+    }
+    choose_instrumentation();
+    if (open_sinks(info, sinks, &n_sinks, &err) < 0) {
+        fprintf(stderr, "qtrace: %s\n", err.msg);
+        return -1;
+    }
+    cfg.chunk_bytes = qt.opts.chunk_bytes;
+    cfg.buffer_bytes = qt.opts.buffer_bytes;
+    if (writer_start(&cfg, sinks, n_sinks, &err) < 0) {
+        fprintf(stderr, "qtrace: %s\n", err.msg);
+        return -1;
+    }
+    register_callbacks(id);
+    return 0;
+}

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * A sink receives every chunk on the writer thread and turns it into
+ * output: the native file, the execlog-style text log, later sockets and
+ * foreign formats. One struct sink_ops per kind. A failing sink reports
+ * once and stops; it never stops QEMU or the other sinks.
+ */
+#ifndef QTRACE_PLUGIN_SINK_H
+#define QTRACE_PLUGIN_SINK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "qtrace/err.h"
+#include "vbuf.h"
+
+struct sink;
+
+struct sink_ops {
+    const char *kind;           /* "out", "log": the option name */
+    /* One chunk: DATA of a vCPU, or the shared translation chunk. */
+    int (*chunk)(struct sink *s, const struct chunk *c);
+    /* Flush and close; end holds "key=value\n" totals. */
+    int (*close)(struct sink *s, const char *end);
+    void (*free)(struct sink *s);
+};
+
+struct sink {
+    const struct sink_ops *ops;
+    char *target;               /* path or "stderr", for messages */
+    bool failed;                /* reported once, then ignored */
+    uint64_t chunks_lost;       /* chunks not written after a failure */
+};
+
+/*
+ * The META text (key=value lines) of a trace, built when the first chunk
+ * is written: in user mode QEMU knows the guest binary only once it runs.
+ */
+typedef const char *(*sink_meta_fn)(void);
+
+/* Native trace file, created (and checked) now, META written later. */
+struct sink *sink_file_new(const char *path, sink_meta_fn meta,
+                           const char *catalog, struct qtrace_err *err);
+/* execlog-style text; path "stderr" writes to standard error. */
+struct sink *sink_log_new(const char *path, bool system_mode,
+                          struct qtrace_err *err);
+
+/* Report a sink failure once, from the writer thread. */
+void sink_fail(struct sink *s, const char *why);
+
+#endif /* QTRACE_PLUGIN_SINK_H */

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * What the plugin remembers of each block translation: addresses, sizes,
+ * opcodes and (for the text log) QEMU's disassembly, by translation id.
+ * Filled at translation time; read by execution callbacks through their
+ * userdata pointer and by the writer thread through tbtab_get().
+ */
+#ifndef QTRACE_PLUGIN_TBTAB_H
+#define QTRACE_PLUGIN_TBTAB_H
+
+#include <stdint.h>
+
+struct tb_info;
+
+struct insn_info {
+    uint64_t pc;
+    const struct tb_info *tb;
+    uint32_t opcode;            /* first 4 code bytes, zero-padded, LE */
+    uint16_t idx;               /* position in the block */
+    uint8_t size;               /* bytes */
+    char *disas;                /* QEMU's text, only for the log sink */
+};
+
+struct tb_info {
+    uint64_t pc;
+    uint32_t id;                /* translation id, from 1 */
+    uint32_t n_insns;
+    uint32_t size;              /* code bytes */
+    struct insn_info insns[];
+};
+
+/*
+ * A zeroed tb_info for n_insns instructions with a fresh id, published for
+ * tbtab_get(). Never freed: execution callbacks may run until exit.
+ * NULL when memory runs out.
+ */
+struct tb_info *tbtab_new(uint32_t n_insns);
+
+/*
+ * The translation with this id, or NULL. Safe from the writer thread for
+ * ids found in a chunk it was handed (the chunk hand-off orders it).
+ */
+const struct tb_info *tbtab_get(uint32_t id);
+
+#endif /* QTRACE_PLUGIN_TBTAB_H */

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The slow side of the per-vCPU buffers (see vbuf.h): chunk hand-over to
+ * the writer, once per chunk, on the vCPU's own thread.
+ */
+#include <string.h>
+
+#include "qtrace/format.h"
+#include "vbuf.h"
+#include "writer.h"
+
+/*
+ * Records reserved after tracing stopped land here and are counted as
+ * lost. Shared by every vCPU and never read, so races on it are harmless.
+ */
+static uint8_t scratch[QTRACE_REC_MAX + QTRACE_REC_ALIGN]
+    __attribute__((aligned(8)));
+
+static void attach(struct vbuf *vb, struct chunk *c)
+{
+    vb->chunk = c;
+    if (!c) {
+        /* pos == end: every later reserve comes back here and counts. */
+        vb->pos = vb->end = scratch;
+        return;
+    }
+    c->vcpu = vb->vcpu;
+    c->stream = vb->stream;
+    c->len = 0;
+    vb->pos = c->data;
+    vb->end = c->data + c->cap;
+}
+
+static void detach(struct vbuf *vb)
+{
+    struct chunk *c = vb->chunk;
+
+    if (!c) {
+        return;
+    }
+    c->len = (uint32_t)(vb->pos - c->data);
+    vb->chunk = NULL;
+    vb->pos = vb->end = scratch;
+    writer_chunk_put(c);
+}
+
+void vbuf_start(struct vbuf *vb, uint32_t vcpu, uint32_t stream)
+{
+    vb->vcpu = vcpu;
+    vb->stream = stream;
+    attach(vb, writer_is_stopping() ? NULL : writer_chunk_get());
+}
+
+void vbuf_stop(struct vbuf *vb)
+{
+    detach(vb);
+}
+
+void *vbuf_reserve_slow(struct vbuf *vb, uint32_t size)
+{
+    uint8_t *p;
+
+    detach(vb);
+    if (!writer_is_stopping()) {
+        attach(vb, writer_chunk_get());
+    }
+    if (!vb->chunk || size > vb->chunk->cap) {
+        writer_count_lost(1);
+        return scratch;
+    }
+    p = vb->pos;
+    vb->pos = p + size;
+    return p;
+}

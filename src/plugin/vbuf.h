@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Per-vCPU record buffers: the hot path. A vCPU thread appends records to
+ * the chunk it owns with vbuf_reserve(); a full chunk goes to the writer
+ * thread and a free one takes its place. The fast path takes no lock,
+ * makes no call and no syscall: a compare and an add. Records are opaque
+ * here (id and size only).
+ */
+#ifndef QTRACE_PLUGIN_VBUF_H
+#define QTRACE_PLUGIN_VBUF_H
+
+#include <stdint.h>
+
+/* A chunk of records of one vCPU stream, owned by one thread at a time. */
+struct chunk {
+    struct chunk *next;         /* queue link (writer) */
+    uint32_t vcpu;              /* vCPU index */
+    uint32_t stream;            /* stream id, unique per vCPU life */
+    uint32_t len;               /* bytes of records */
+    uint32_t cap;               /* bytes available in data */
+    uint8_t data[];             /* records, 8-byte aligned */
+};
+
+struct vbuf {
+    uint8_t *pos;               /* next free byte in chunk->data */
+    uint8_t *end;               /* chunk->data + cap */
+    struct chunk *chunk;        /* NULL before start and after stop */
+    uint32_t vcpu;
+    uint32_t stream;
+};
+
+/* Take a first chunk for a new stream; may wait for a free chunk. */
+void vbuf_start(struct vbuf *vb, uint32_t vcpu, uint32_t stream);
+
+/* Hand the current chunk (even partly filled) to the writer and detach. */
+void vbuf_stop(struct vbuf *vb);
+
+/* Out of line: submit the full chunk and continue in a new one. */
+void *vbuf_reserve_slow(struct vbuf *vb, uint32_t size);
+
+/*
+ * Space for one record of size bytes (a multiple of 8, at most the chunk
+ * size). Never NULL: when tracing has stopped the record goes to a
+ * scratch area and is counted as lost.
+ */
+static inline void *vbuf_reserve(struct vbuf *vb, uint32_t size)
+{
+    uint8_t *p = vb->pos;
+
+    if (__builtin_expect(p + size > vb->end, 0)) {
+        return vbuf_reserve_slow(vb, size);
+    }
+    vb->pos = p + size;
+    return p;
+}
+
+#endif /* QTRACE_PLUGIN_VBUF_H */

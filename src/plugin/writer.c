@@ -1,0 +1,341 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The writer thread and the chunk pool (see writer.h). vCPU threads call
+ * writer_chunk_get/put once per chunk; the thread walks each queued chunk
+ * once to count its records and passes it to every sink.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "qtrace/format.h"
+#include "sink.h"
+#include "writer.h"
+
+/* Chunks of the translation stream carry this vCPU index. */
+#define TRANS_VCPU UINT32_MAX
+
+static struct {
+    pthread_mutex_t lock;       /* guards the fields up to n_busy */
+    pthread_cond_t work;        /* queue not empty, or stop */
+    pthread_cond_t freed;       /* a chunk went back to the pool */
+    struct chunk *free_list;
+    struct chunk *head, *tail;  /* queue, oldest first */
+    size_t n_alloc;             /* chunks that exist */
+    size_t max_alloc;           /* soft bound from buffer= */
+    size_t n_busy;              /* queued or being written */
+    bool stop_thread;
+
+    pthread_mutex_t trans_lock; /* guards trans and trans_full */
+    struct chunk *trans;        /* shared translation chunk */
+    struct chunk *trans_full;   /* full ones not yet written, newest first */
+
+    size_t chunk_bytes;
+    pthread_t thread;
+    bool started;
+    atomic_bool stopping;
+    atomic_uint_fast64_t lost_records;
+
+    struct sink **sinks;        /* writer thread only, after start */
+    size_t n_sinks;
+    uint64_t chunks;            /* DATA chunks written */
+    uint64_t records;           /* records in them */
+    uint64_t bytes;             /* record bytes in them */
+} w = {
+    .lock = PTHREAD_MUTEX_INITIALIZER,
+    .work = PTHREAD_COND_INITIALIZER,
+    .freed = PTHREAD_COND_INITIALIZER,
+    .trans_lock = PTHREAD_MUTEX_INITIALIZER,
+};
+
+static struct chunk *chunk_alloc(void)
+{
+    struct chunk *c = malloc(sizeof(*c) + w.chunk_bytes);
+
+    if (c) {
+        memset(c, 0, sizeof(*c));
+        c->cap = (uint32_t)w.chunk_bytes;
+        w.n_alloc++;
+    }
+    return c;
+}
+
+/* Caller holds w.lock. */
+static struct chunk *take_free_locked(bool may_wait)
+{
+    struct chunk *c;
+
+    for (;;) {
+        if (w.free_list) {
+            c = w.free_list;
+            w.free_list = c->next;
+            c->next = NULL;
+            return c;
+        }
+        /*
+         * Past the bound, wait for the writer to return one; but when
+         * nothing is queued no chunk will come back, so grow instead of
+         * waiting forever (every vCPU holding a chunk, none queued).
+         */
+        if (w.n_alloc < w.max_alloc || w.n_busy == 0 || !may_wait) {
+            return chunk_alloc();
+        }
+        pthread_cond_wait(&w.freed, &w.lock);
+    }
+}
+
+struct chunk *writer_chunk_get(void)
+{
+    struct chunk *c;
+
+    pthread_mutex_lock(&w.lock);
+    c = w.stop_thread ? NULL : take_free_locked(true);
+    pthread_mutex_unlock(&w.lock);
+    return c;
+}
+
+static void recycle_locked(struct chunk *c)
+{
+    c->len = 0;
+    c->next = w.free_list;
+    w.free_list = c;
+    pthread_cond_signal(&w.freed);
+}
+
+void writer_chunk_put(struct chunk *c)
+{
+    pthread_mutex_lock(&w.lock);
+    if (c->len == 0) {
+        recycle_locked(c);
+    } else {
+        c->next = NULL;
+        if (w.tail) {
+            w.tail->next = c;
+        } else {
+            w.head = c;
+        }
+        w.tail = c;
+        w.n_busy++;
+        pthread_cond_signal(&w.work);
+    }
+    pthread_mutex_unlock(&w.lock);
+}
+
+void *writer_trans_reserve(uint32_t size)
+{
+    struct chunk *c;
+    void *p;
+
+    pthread_mutex_lock(&w.trans_lock);
+    c = w.trans;
+    if (c && c->len + size > c->cap) {
+        /* Kept apart from the queue: see flush_trans. */
+        c->next = w.trans_full;
+        w.trans_full = c;
+        c = w.trans = NULL;
+    }
+    if (!c) {
+        pthread_mutex_lock(&w.lock);
+        /* Never waits: the writer needs trans_lock to free chunks. */
+        c = take_free_locked(false);
+        pthread_mutex_unlock(&w.lock);
+        if (!c || size > c->cap) {
+            pthread_mutex_unlock(&w.trans_lock);
+            return NULL;
+        }
+        c->vcpu = TRANS_VCPU;
+        c->stream = 0;
+        c->len = 0;
+        w.trans = c;
+    }
+    p = c->data + c->len;
+    c->len += size;
+    return p;   /* trans_lock stays held until writer_trans_commit */
+}
+
+void writer_trans_commit(void)
+{
+    pthread_mutex_unlock(&w.trans_lock);
+}
+
+bool writer_is_stopping(void)
+{
+    return atomic_load_explicit(&w.stopping, memory_order_relaxed);
+}
+
+void writer_count_lost(uint32_t records)
+{
+    atomic_fetch_add_explicit(&w.lost_records, records,
+                              memory_order_relaxed);
+}
+
+static void count_records(const struct chunk *c)
+{
+    const uint8_t *p = c->data;
+    const uint8_t *end = c->data + c->len;
+
+    while (p + sizeof(struct qtrace_rec) <= end) {
+        const struct qtrace_rec *r = (const struct qtrace_rec *)p;
+
+        if (r->size < sizeof(*r)) {
+            break;      /* cannot happen with records we built */
+        }
+        w.records++;
+        p += r->size;
+    }
+    w.bytes += c->len;
+    w.chunks++;
+}
+
+static void write_to_sinks(const struct chunk *c)
+{
+    size_t i;
+
+    count_records(c);
+    for (i = 0; i < w.n_sinks; i++) {
+        struct sink *s = w.sinks[i];
+
+        if (s->failed) {
+            s->chunks_lost++;
+        } else {
+            s->ops->chunk(s, c);
+        }
+    }
+}
+
+/*
+ * Write the pending translations. Called before every vCPU chunk: the
+ * translations of any block that chunk executed were reserved before the
+ * chunk was queued, so they are in trans_full or trans by now.
+ */
+static void flush_trans(void)
+{
+    struct chunk *full, *cur, *order = NULL;
+
+    pthread_mutex_lock(&w.trans_lock);
+    full = w.trans_full;
+    w.trans_full = NULL;
+    cur = w.trans;
+    if (cur && cur->len > 0) {
+        w.trans = NULL;
+    } else {
+        cur = NULL;
+    }
+    pthread_mutex_unlock(&w.trans_lock);
+
+    while (full) {              /* reverse into oldest-first order */
+        struct chunk *next = full->next;
+
+        full->next = order;
+        order = full;
+        full = next;
+    }
+    if (cur) {
+        cur->next = NULL;
+        if (order) {
+            struct chunk *t = order;
+
+            while (t->next) {
+                t = t->next;
+            }
+            t->next = cur;
+        } else {
+            order = cur;
+        }
+    }
+    while (order) {
+        struct chunk *next = order->next;
+
+        write_to_sinks(order);
+        pthread_mutex_lock(&w.lock);
+        recycle_locked(order);
+        pthread_mutex_unlock(&w.lock);
+        order = next;
+    }
+}
+
+static void *writer_main(void *arg)
+{
+    (void)arg;
+    for (;;) {
+        struct chunk *c;
+
+        pthread_mutex_lock(&w.lock);
+        while (!w.head && !w.stop_thread) {
+            pthread_cond_wait(&w.work, &w.lock);
+        }
+        c = w.head;
+        if (!c) {
+            pthread_mutex_unlock(&w.lock);
+            break;
+        }
+        w.head = c->next;
+        if (!w.head) {
+            w.tail = NULL;
+        }
+        pthread_mutex_unlock(&w.lock);
+
+        flush_trans();
+        write_to_sinks(c);
+
+        pthread_mutex_lock(&w.lock);
+        recycle_locked(c);
+        w.n_busy--;
+        pthread_mutex_unlock(&w.lock);
+    }
+    flush_trans();
+    return NULL;
+}
+
+int writer_start(const struct writer_cfg *cfg, struct sink **sinks,
+                 size_t n_sinks, struct qtrace_err *err)
+{
+    int ret;
+
+    w.chunk_bytes = cfg->chunk_bytes;
+    w.max_alloc = cfg->buffer_bytes / cfg->chunk_bytes;
+    w.sinks = sinks;
+    w.n_sinks = n_sinks;
+    ret = pthread_create(&w.thread, NULL, writer_main, NULL);
+    if (ret != 0) {
+        qtrace_err_set(err, "writer thread: %s", strerror(ret));
+        return -ret;
+    }
+    w.started = true;
+    return 0;
+}
+
+void writer_stop(const char *exit_reason)
+{
+    char end[512];
+    size_t i;
+
+    if (!w.started) {
+        return;
+    }
+    atomic_store(&w.stopping, true);
+    pthread_mutex_lock(&w.lock);
+    w.stop_thread = true;
+    pthread_cond_broadcast(&w.work);
+    pthread_cond_broadcast(&w.freed);
+    pthread_mutex_unlock(&w.lock);
+    pthread_join(w.thread, NULL);
+    w.started = false;
+
+    snprintf(end, sizeof(end),
+             "records=%" PRIu64 "\nchunks=%" PRIu64 "\nbytes=%" PRIu64
+             "\nlost=%" PRIu64 "\nexit=%s\n",
+             w.records, w.chunks, w.bytes,
+             (uint64_t)atomic_load(&w.lost_records), exit_reason);
+    for (i = 0; i < w.n_sinks; i++) {
+        struct sink *s = w.sinks[i];
+
+        s->ops->close(s, end);
+        s->ops->free(s);
+    }
+    w.n_sinks = 0;
+}

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The writer thread: takes full chunks from the vCPUs, hands each to every
+ * sink, and recycles it. The chunk pool is bounded; a vCPU that finds it
+ * empty waits (no record is ever dropped while tracing runs). The queue
+ * lock is taken once per chunk, never per record.
+ */
+#ifndef QTRACE_PLUGIN_WRITER_H
+#define QTRACE_PLUGIN_WRITER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "qtrace/err.h"
+#include "vbuf.h"
+
+struct sink;
+
+struct writer_cfg {
+    size_t chunk_bytes;         /* capacity of one chunk */
+    size_t buffer_bytes;        /* all chunks together (soft: see .c) */
+};
+
+/* Start the thread with the given sinks (owned by the writer from now). */
+int writer_start(const struct writer_cfg *cfg, struct sink **sinks,
+                 size_t n_sinks, struct qtrace_err *err);
+
+/* A free chunk; waits while the pool is exhausted. NULL once stopped. */
+struct chunk *writer_chunk_get(void);
+
+/* Queue a chunk for the sinks (an empty one is just recycled). */
+void writer_chunk_put(struct chunk *c);
+
+/*
+ * Translation records are global, not per vCPU: they go to a shared chunk
+ * under a lock (translation time only). The writer flushes that chunk
+ * before any vCPU chunk, so a block's tb_trans always precedes, in the
+ * file, every record of its execution.
+ */
+void *writer_trans_reserve(uint32_t size);
+void writer_trans_commit(void);
+
+/* True once writer_stop has begun: late records are dropped and counted. */
+bool writer_is_stopping(void);
+void writer_count_lost(uint32_t records);
+
+/*
+ * Flush everything queued, close the sinks (the END chunk carries the
+ * totals) and join the thread. Called once, at exit.
+ */
+void writer_stop(const char *exit_reason);
+
+#endif /* QTRACE_PLUGIN_WRITER_H */

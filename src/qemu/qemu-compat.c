@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Choosing the plugin API version at load time and calling the functions
+ * whose prototype changed between QEMU releases (see qemu-compat.h).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <glib.h>
+
+#include "qemu-compat.h"
+
+/*
+ * QEMU 7.2-8.2 accept versions 0-1, 9.0 and later 2 up to their current
+ * one; no single constant loads on both. Constructors run during dlopen,
+ * before QEMU reads this variable, so it is set there from the presence of
+ * a symbol that only 9.0+ exports.
+ */
+__attribute__((visibility("default")))
+int qemu_plugin_version = 1;
+
+static int api_in_use = 1;
+
+__attribute__((constructor))
+static void qc_choose_version(void)
+{
+    qemu_plugin_version = qemu_plugin_scoreboard_new ? 2 : 1;
+}
+
+int qc_init(const qemu_info_t *info, char *msg, size_t msg_len)
+{
+    api_in_use = info->version.cur;
+    if (api_in_use < 1) {
+        snprintf(msg, msg_len, "QEMU plugin API %d is too old (need 1)",
+                 api_in_use);
+        return -1;
+    }
+    if (api_in_use > QC_API_KNOWN_MAX) {
+        /* Probably fine (APIs grow); said once so a failure is explained. */
+        snprintf(msg, msg_len, "QEMU plugin API %d is newer than the %d "
+                 "this qtrace knows", api_in_use, QC_API_KNOWN_MAX);
+    }
+    return 0;
+}
+
+int qc_api(void)
+{
+    return api_in_use;
+}
+
+size_t qc_insn_bytes(const struct qemu_plugin_insn *insn, void *dest,
+                     size_t len)
+{
+    size_t size = qemu_plugin_insn_size(insn);
+
+    /*
+     * API 3 (QEMU 9.1) turned insn_data into a copying call without
+     * raising the minimum version; only info->version.cur tells them apart.
+     */
+    if (api_in_use >= 3) {
+        qemu_plugin_insn_data_v3_fn copy =
+            (qemu_plugin_insn_data_v3_fn)qemu_plugin_insn_data_any;
+        return copy(insn, dest, len);
+    } else {
+        qemu_plugin_insn_data_v1_fn data =
+            (qemu_plugin_insn_data_v1_fn)qemu_plugin_insn_data_any;
+        const void *p = data(insn);
+
+        if (size > len) {
+            size = len;
+        }
+        if (!p) {
+            return 0;
+        }
+        memcpy(dest, p, size);
+        return size;
+    }
+}
+
+/*
+ * The plugin API has no version query, so ask the binary itself, once, at
+ * install time: "<qemu> --version" prints "QEMU emulator version X"
+ * (system) or "qemu-<arch> version X" (user) on its first line.
+ */
+const char *qc_qemu_version(void)
+{
+    static char version[160];
+    char exe[4096];
+    char *argv[] = { exe, (char *)"--version", NULL };
+    char *out = NULL;
+    char *p;
+    ssize_t n;
+
+    if (version[0]) {
+        return version;
+    }
+    snprintf(version, sizeof(version), "unknown");
+    n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+    if (n <= 0) {
+        return version;
+    }
+    exe[n] = '\0';
+    if (!g_spawn_sync(NULL, argv, NULL, G_SPAWN_STDERR_TO_DEV_NULL,
+                      NULL, NULL, &out, NULL, NULL, NULL) || !out) {
+        g_free(out);
+        return version;
+    }
+    out[strcspn(out, "\n")] = '\0';
+    p = strstr(out, "version ");
+    snprintf(version, sizeof(version), "%s", p ? p + 8 : out);
+    g_free(out);
+    return version;
+}

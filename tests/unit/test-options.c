@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Unit tests of the plugin's option parsing (src/plugin/options.c): every
+ * key, defaults, and the one-line errors for bad keys and values.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "options.h"
+
+static const char catalog_text[] =
+    "exec_tb(uint64_t pc) \"pc 0x%\" PRIx64\n"
+    "disable mem_access(uint64_t vaddr) \"vaddr 0x%\" PRIx64\n";
+
+struct fixture {
+    struct qtrace_catalog cat;
+    struct options opts;
+    struct qtrace_err err;
+};
+
+static int setup(void **state)
+{
+    struct fixture *fx = calloc(1, sizeof(*fx));
+
+    assert_non_null(fx);
+    assert_int_equal(qtrace_catalog_parse(&fx->cat, catalog_text, &fx->err),
+                     0);
+    options_init(&fx->opts, &fx->cat);
+    *state = fx;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    struct fixture *fx = *state;
+
+    options_fini(&fx->opts);
+    qtrace_catalog_fini(&fx->cat);
+    free(fx);
+    return 0;
+}
+
+/* Parse a NULL-terminated list of arguments. */
+static int parse(struct fixture *fx, char **argv)
+{
+    int argc = 0;
+
+    while (argv[argc]) {
+        argc++;
+    }
+    return options_parse(&fx->opts, argc, argv, &fx->err);
+}
+
+static void test_options_defaults_without_arguments(void **state)
+{
+    struct fixture *fx = *state;
+    char *argv[] = { NULL };
+
+    assert_int_equal(parse(fx, argv), 0);
+    assert_null(fx->opts.out);
+    assert_null(fx->opts.log);
+    assert_int_equal(fx->opts.chunk_bytes, 256 << 10);
+    assert_int_equal(fx->opts.buffer_bytes, 64 << 20);
+    assert_true(evsel_is_enabled(&fx->opts.sel, 1));
+    assert_false(evsel_is_enabled(&fx->opts.sel, 2));
+}
+
+static void test_options_all_keys_accepted(void **state)
+{
+    struct fixture *fx = *state;
+    char *argv[] = { "out=t.qtr", "log=stderr", "events=mem_*",
+                     "range=0x1000-0x2000", "range=4096-8192",
+                     "ifilter=ldr", "afilter=0x400010", "chunk=128k",
+                     "buffer=8M", NULL };
+
+    assert_int_equal(parse(fx, argv), 0);
+    assert_string_equal(fx->opts.out, "t.qtr");
+    assert_string_equal(fx->opts.log, "stderr");
+    assert_false(evsel_is_enabled(&fx->opts.sel, 1));
+    assert_true(evsel_is_enabled(&fx->opts.sel, 2));
+    assert_int_equal(fx->opts.filter.n_ranges, 2);
+    assert_int_equal(fx->opts.filter.range_start[0], 0x1000);
+    assert_int_equal(fx->opts.filter.range_end[1], 8192);
+    assert_int_equal(fx->opts.filter.n_iprefix, 1);
+    assert_int_equal(fx->opts.filter.addr[0], 0x400010);
+    assert_int_equal(fx->opts.chunk_bytes, 128 << 10);
+    assert_int_equal(fx->opts.buffer_bytes, 8 << 20);
+}
+
+static void test_options_unknown_key_is_named(void **state)
+{
+    struct fixture *fx = *state;
+    char *argv[] = { "out=x", "bogus=1", NULL };
+
+    assert_int_equal(parse(fx, argv), -EINVAL);
+    assert_non_null(strstr(fx->err.msg, "bogus=1: unknown option (known: "
+                           "out, events"));
+}
+
+static void test_options_missing_equals_is_refused(void **state)
+{
+    struct fixture *fx = *state;
+    char *argv[] = { "verbose", NULL };
+
+    assert_int_equal(parse(fx, argv), -EINVAL);
+    assert_string_equal(fx->err.msg, "verbose: expected KEY=VALUE");
+}
+
+static void test_options_event_error_not_echoed_twice(void **state)
+{
+    struct fixture *fx = *state;
+    char *argv[] = { "events=mem_acess", NULL };
+
+    assert_int_equal(parse(fx, argv), -EINVAL);
+    assert_string_equal(fx->err.msg, "events=mem_acess: no event matches");
+}
+
+static void test_options_event_error_in_list_names_pattern(void **state)
+{
+    struct fixture *fx = *state;
+    char *argv[] = { "events=exec_tb;nope", NULL };
+
+    assert_int_equal(parse(fx, argv), -EINVAL);
+    assert_string_equal(fx->err.msg,
+                        "events=exec_tb;nope: nope: no event matches");
+}
+
+static void test_options_bad_sizes_are_refused(void **state)
+{
+    struct fixture *fx = *state;
+    char *small[] = { "chunk=1", NULL };
+    char *suffix[] = { "chunk=12q", NULL };
+    char *neg[] = { "buffer=-5M", NULL };
+    char *tight[] = { "chunk=1M", "buffer=1M", NULL };
+
+    assert_int_equal(parse(fx, small), -EINVAL);
+    assert_non_null(strstr(fx->err.msg, "chunk=1: expected a size"));
+    assert_int_equal(parse(fx, suffix), -EINVAL);
+    assert_int_equal(parse(fx, neg), -EINVAL);
+    assert_int_equal(parse(fx, tight), -EINVAL);
+    assert_non_null(strstr(fx->err.msg, "at least two chunks"));
+}
+
+static void test_options_empty_path_is_refused(void **state)
+{
+    struct fixture *fx = *state;
+    char *argv[] = { "out=", NULL };
+
+    assert_int_equal(parse(fx, argv), -EINVAL);
+    assert_string_equal(fx->err.msg, "out=: empty value");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(
+            test_options_defaults_without_arguments, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_options_all_keys_accepted,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(test_options_unknown_key_is_named,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(
+            test_options_missing_equals_is_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(
+            test_options_event_error_not_echoed_twice, setup, teardown),
+        cmocka_unit_test_setup_teardown(
+            test_options_event_error_in_list_names_pattern, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_options_bad_sizes_are_refused,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(test_options_empty_path_is_refused,
+                                        setup, teardown),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

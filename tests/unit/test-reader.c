@@ -1,0 +1,907 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Unit tests for src/format/reader.c: round trip through the writer with a
+ * small hand-written catalog, every cut length of a trace, corrupt chunks
+ * and records. Records are built by hand by the layout rule of
+ * docs/format.md, independently of the catalog parser's offsets.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "chunk.h"
+#include "qtrace/reader.h"
+#include "writer.h"
+
+/*
+ * Layouts (header 16 bytes):
+ *   ev_a  pc u64 @16, tb u32 @24                    fixed 28, size 32
+ *   ev_s  n u8 @16, name len @18, v i32 @20         fixed 24, + name
+ *   ev_b  k u16 @16, code len @18, tag len @20      fixed 22, + code + tag
+ *   ev_z  no arguments                              fixed 16, size 16
+ */
+static const char catalog_text[] =
+    "# test catalog\n"
+    "ev_a(uint64_t pc, uint32_t tb) \"pc 0x%\" PRIx64 \" tb %u\"\n"
+    "\n"
+    "ev_s(uint8_t n, const char *name, int32_t v) \"n %u name %s v %d\"\n"
+    "disable ev_b(uint16_t k, const uint8_t *code, const char *tag) "
+    "\"k %u code %s tag %s\"\n"
+    "ev_z(void) \"nothing\"\n";
+
+enum { EV_A = 1, EV_S, EV_B, EV_Z };
+
+static const char meta_text[] =
+    "format=1\narch=aarch64\nword_bits=64\nendian=little\nmode=user\n";
+
+#define MAX_RECS 256
+
+/* The records a test wrote, in file order, to compare with what is read. */
+struct expect {
+    uint8_t buf[MAX_RECS * 64];
+    size_t off[MAX_RECS];           /* record start in buf */
+    uint32_t size[MAX_RECS];
+    uint32_t vcpu[MAX_RECS];
+    size_t end_of_chunk[MAX_RECS];  /* file offset where its chunk ends */
+    size_t n;
+};
+
+/* A chunk payload being built. */
+struct payload {
+    uint8_t data[4096];
+    size_t len;
+};
+
+static void put16(uint8_t *p, uint16_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+    put16(p, (uint16_t)v);
+    put16(p + 2, (uint16_t)(v >> 16));
+}
+
+static void put64(uint8_t *p, uint64_t v)
+{
+    put32(p, (uint32_t)v);
+    put32(p + 4, (uint32_t)(v >> 32));
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+           (uint32_t)p[3] << 24;
+}
+
+/* Start a record of fixed+var bytes (rounded up to 8), zero-filled. */
+static uint8_t *rec_start(struct payload *pl, uint16_t id, uint32_t fixed,
+                          uint32_t var, uint64_t time)
+{
+    uint32_t size = qtrace_rec_size(fixed, var);
+    uint8_t *p = pl->data + pl->len;
+
+    assert_true(pl->len + size <= sizeof(pl->data));
+    memset(p, 0, size);
+    put16(p, id);
+    put16(p + 2, (uint16_t)size);
+    put64(p + 8, time);
+    pl->len += size;
+    return p;
+}
+
+static void rec_a(struct payload *pl, uint64_t time, uint64_t pc,
+                  uint32_t tb)
+{
+    uint8_t *p = rec_start(pl, EV_A, 28, 0, time);
+
+    put64(p + 16, pc);
+    put32(p + 24, tb);
+}
+
+static void rec_s(struct payload *pl, uint64_t time, uint8_t n,
+                  const char *name, int32_t v)
+{
+    size_t len = strlen(name);
+    uint8_t *p = rec_start(pl, EV_S, 24, (uint32_t)len, time);
+
+    p[16] = n;
+    put16(p + 18, (uint16_t)len);
+    put32(p + 20, (uint32_t)v);
+    memcpy(p + 24, name, len);
+}
+
+static void rec_b(struct payload *pl, uint64_t time, uint16_t k,
+                  const uint8_t *code, size_t code_len, const char *tag)
+{
+    size_t tag_len = strlen(tag);
+    uint8_t *p = rec_start(pl, EV_B, 22, (uint32_t)(code_len + tag_len),
+                           time);
+
+    put16(p + 16, k);
+    put16(p + 18, (uint16_t)code_len);
+    put16(p + 20, (uint16_t)tag_len);
+    memcpy(p + 22, code, code_len);
+    memcpy(p + 22 + code_len, tag, tag_len);
+}
+
+static void rec_z(struct payload *pl, uint64_t time)
+{
+    rec_start(pl, EV_Z, 16, 0, time);
+}
+
+static char *temp_path(void)
+{
+    const char *dir = getenv("TMPDIR");
+    char *path;
+    int fd;
+
+    assert_true(asprintf(&path, "%s/test-reader-XXXXXX",
+                         dir && *dir ? dir : "/tmp") > 0);
+    fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    return path;
+}
+
+/* Write pl as a DATA chunk and remember its records in ex. */
+static void write_data(struct qtrace_writer *w, struct expect *ex,
+                       uint32_t vcpu, const struct payload *pl)
+{
+    struct qtrace_err err;
+    size_t off = 0;
+
+    assert_int_equal(qtrace_writer_chunk(w, QTRACE_CHUNK_DATA, vcpu,
+                                         vcpu + 100, pl->data,
+                                         (uint32_t)pl->len, &err), 0);
+    while (ex && off < pl->len) {
+        uint32_t size = pl->data[off + 2] | pl->data[off + 3] << 8;
+        size_t at = ex->n ? ex->off[ex->n - 1] + ex->size[ex->n - 1] : 0;
+
+        assert_true(ex->n < MAX_RECS && at + size <= sizeof(ex->buf));
+        memcpy(ex->buf + at, pl->data + off, size);
+        ex->off[ex->n] = at;
+        ex->size[ex->n] = size;
+        ex->vcpu[ex->n] = vcpu;
+        ex->end_of_chunk[ex->n] = qtrace_writer_bytes(w);
+        ex->n++;
+        off += size;
+    }
+}
+
+/* The reference trace: four DATA chunks on two vCPUs, then END. */
+static char *write_reference(struct expect *ex, bool with_end)
+{
+    static const uint8_t code[] = { 0x1f, 0x20, 0x03, 0xd5, 0xc0 };
+    struct qtrace_writer *w;
+    struct qtrace_err err;
+    struct payload pl;
+    char *path = temp_path();
+    int i;
+
+    memset(ex, 0, sizeof(*ex));
+    assert_int_equal(qtrace_writer_open(&w, path, meta_text, catalog_text,
+                                        &err), 0);
+    pl.len = 0;
+    rec_a(&pl, 1, 0x400080, 3);
+    rec_s(&pl, 2, 7, "hello", -42);
+    rec_b(&pl, 3, 9, code, sizeof(code), "tag");
+    rec_z(&pl, 4);
+    write_data(w, ex, 0, &pl);
+    pl.len = 0;
+    rec_s(&pl, 10, 0, "", 0);
+    rec_b(&pl, 11, 0, code, 0, "");
+    write_data(w, ex, 1, &pl);
+    pl.len = 0;
+    for (i = 0; i < 20; i++) {
+        rec_a(&pl, 20 + (uint64_t)i, 0x400000 + 4 * (uint64_t)i,
+              (uint32_t)i);
+    }
+    write_data(w, ex, 0, &pl);
+    pl.len = 0;
+    rec_s(&pl, 50, 255, "exactly8", INT32_MIN);
+    rec_z(&pl, 51);
+    write_data(w, ex, 1, &pl);
+    assert_int_equal(qtrace_writer_close(w, with_end ?
+                                         "records=28\nchunks=6\nlost=0\n" :
+                                         NULL, &err), 0);
+    return path;
+}
+
+static uint8_t *read_file(const char *path, size_t *len)
+{
+    struct stat st;
+    uint8_t *buf;
+    int fd = open(path, O_RDONLY);
+
+    assert_true(fd >= 0);
+    assert_int_equal(fstat(fd, &st), 0);
+    *len = (size_t)st.st_size;
+    buf = malloc(*len + 1);
+    assert_non_null(buf);
+    assert_int_equal(read(fd, buf, *len), (ssize_t)*len);
+    close(fd);
+    return buf;
+}
+
+static void write_file(const char *path, const uint8_t *buf, size_t len)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, buf, len), (ssize_t)len);
+    close(fd);
+}
+
+/*
+ * Read every record of rd, checking each against ex in order. Returns the
+ * last value of qtrace_reader_next and the count in *n.
+ */
+static int read_all(struct qtrace_reader *rd, const struct expect *ex,
+                    size_t *n, struct qtrace_err *err)
+{
+    struct qtrace_record rec;
+    int ret;
+
+    *n = 0;
+    while ((ret = qtrace_reader_next(rd, &rec, err)) == 1) {
+        assert_true(*n < ex->n);
+        assert_int_equal(rec.size, ex->size[*n]);
+        assert_memory_equal(rec.data, ex->buf + ex->off[*n], rec.size);
+        assert_int_equal(rec.vcpu, ex->vcpu[*n]);
+        assert_int_equal(rec.stream, ex->vcpu[*n] + 100);
+        (*n)++;
+    }
+    return ret;
+}
+
+/* Offsets of the chunks of a trace file (walking the headers). */
+static size_t chunk_offsets(const uint8_t *buf, size_t len, size_t *offs,
+                            size_t max)
+{
+    size_t off = 16;
+    size_t n = 0;
+
+    while (off < len && n < max) {
+        offs[n++] = off;
+        off += 32 + get32(buf + off + 16);
+    }
+    return n;
+}
+
+/* Set a chunk header field and recompute its CRC, as a writer would. */
+static void patch_chunk(uint8_t *buf, size_t off, size_t field,
+                        const void *val, size_t len)
+{
+    struct qtrace_chunk_hdr hdr;
+
+    memcpy(buf + off + field, val, len);
+    memcpy(&hdr, buf + off, sizeof(hdr));
+    put32(buf + off + 20, qtrace_chunk_crc(&hdr, buf + off + 32,
+                                           get32(buf + off + 16)));
+}
+
+static void collect_meta(const char *key, const char *value, void *arg)
+{
+    char *out = arg;
+
+    strcat(out, key);
+    strcat(out, ":");
+    strcat(out, value);
+    strcat(out, ";");
+}
+
+static void test_reader_round_trip_returns_every_record(void **state)
+{
+    struct qtrace_reader *rd;
+    struct qtrace_err err;
+    struct expect ex;
+    char keys[256] = "";
+    char *path = write_reference(&ex, true);
+    size_t n;
+
+    (void)state;
+    assert_int_equal(qtrace_reader_open(path, &rd, &err), 0);
+    assert_string_equal(qtrace_reader_meta(rd, "arch"), "aarch64");
+    assert_string_equal(qtrace_reader_meta(rd, "format"), "1");
+    assert_null(qtrace_reader_meta(rd, "qemu"));
+    qtrace_reader_meta_each(rd, collect_meta, keys);
+    assert_string_equal(keys, "format:1;arch:aarch64;word_bits:64;"
+                        "endian:little;mode:user;");
+    assert_int_equal(qtrace_reader_catalog(rd)->n_events, 4);
+    assert_string_equal(qtrace_reader_catalog(rd)->text, catalog_text);
+    assert_string_equal(qtrace_reader_stop_reason(rd),
+                        "trace not read to its end");
+
+    assert_int_equal(read_all(rd, &ex, &n, &err), 0);
+    assert_int_equal(n, ex.n);
+    assert_int_equal(n, 28);
+    assert_true(qtrace_reader_has_end(rd));
+    assert_null(qtrace_reader_stop_reason(rd));
+    assert_string_equal(qtrace_reader_end(rd, "records"), "28");
+    assert_string_equal(qtrace_reader_end(rd, "lost"), "0");
+    assert_null(qtrace_reader_end(rd, "nope"));
+
+    /* After the end, next keeps saying so; rewind starts over. */
+    assert_int_equal(read_all(rd, &ex, &n, &err), 0);
+    assert_int_equal(n, 0);
+    qtrace_reader_rewind(rd);
+    assert_int_equal(read_all(rd, &ex, &n, &err), 0);
+    assert_int_equal(n, 28);
+    qtrace_reader_close(rd);
+    unlink(path);
+    free(path);
+}
+
+static void test_reader_accessors_decode_args(void **state)
+{
+    static const uint8_t code[] = { 0x1f, 0x20, 0x03, 0xd5, 0xc0 };
+    struct qtrace_record rec;
+    struct qtrace_reader *rd;
+    struct qtrace_err err;
+    struct expect ex;
+    char *path = write_reference(&ex, true);
+    const uint8_t *b;
+    size_t len;
+
+    (void)state;
+    assert_int_equal(qtrace_reader_open(path, &rd, &err), 0);
+    assert_int_equal(qtrace_reader_next(rd, &rec, &err), 1);
+    assert_string_equal(rec.ev->name, "ev_a");
+    assert_int_equal(rec.time, 1);
+    assert_int_equal(rec.chunk_seq, 1);
+    assert_int_equal(qtrace_record_u64(&rec, 0), 0x400080);
+    assert_int_equal(qtrace_record_u64(&rec, 1), 3);
+    assert_int_equal(qtrace_record_u64(&rec, 2), 0);   /* no such arg */
+    assert_int_equal(qtrace_record_arg_index(&rec, "tb"), 1);
+    assert_int_equal(qtrace_record_arg_index(&rec, "nope"), -1);
+    assert_null(qtrace_record_bytes(&rec, 0, &len));
+    assert_int_equal(len, 0);
+
+    assert_int_equal(qtrace_reader_next(rd, &rec, &err), 1);
+    assert_string_equal(rec.ev->name, "ev_s");
+    assert_int_equal(qtrace_record_u64(&rec, 0), 7);
+    assert_int_equal(qtrace_record_u64(&rec, 1), 5);   /* STR length */
+    assert_int_equal(qtrace_record_i64(&rec, 2), -42);
+    assert_int_equal(qtrace_record_u64(&rec, 2), (uint64_t)-42);
+    b = qtrace_record_bytes(&rec, 1, &len);
+    assert_int_equal(len, 5);
+    assert_memory_equal(b, "hello", 5);
+
+    assert_int_equal(qtrace_reader_next(rd, &rec, &err), 1);
+    assert_string_equal(rec.ev->name, "ev_b");
+    assert_true(rec.ev->disabled);
+    assert_int_equal(qtrace_record_u64(&rec, 0), 9);
+    b = qtrace_record_bytes(&rec, 1, &len);
+    assert_int_equal(len, sizeof(code));
+    assert_memory_equal(b, code, sizeof(code));
+    b = qtrace_record_bytes(&rec, 2, &len);
+    assert_int_equal(len, 3);
+    assert_memory_equal(b, "tag", 3);
+
+    assert_int_equal(qtrace_reader_next(rd, &rec, &err), 1);
+    assert_string_equal(rec.ev->name, "ev_z");
+    assert_int_equal(rec.size, 16);
+    assert_int_equal(qtrace_reader_next(rd, &rec, &err), 1);
+    assert_int_equal(rec.vcpu, 1);
+    assert_int_equal(rec.stream, 101);
+    assert_int_equal(rec.chunk_seq, 2);
+    b = qtrace_record_bytes(&rec, 1, &len);
+    assert_non_null(b);
+    assert_int_equal(len, 0);
+    qtrace_reader_close(rd);
+    unlink(path);
+    free(path);
+}
+
+static void test_reader_missing_end_reports_unclean_exit(void **state)
+{
+    struct qtrace_reader *rd;
+    struct qtrace_err err;
+    struct expect ex;
+    char *path = write_reference(&ex, false);
+    size_t n;
+
+    (void)state;
+    assert_int_equal(qtrace_reader_open(path, &rd, &err), 0);
+    assert_int_equal(read_all(rd, &ex, &n, &err), 0);
+    assert_int_equal(n, 28);
+    assert_false(qtrace_reader_has_end(rd));
+    assert_null(qtrace_reader_end(rd, "records"));
+    assert_string_equal(qtrace_reader_stop_reason(rd),
+                        "no END chunk (QEMU did not exit cleanly)");
+    qtrace_reader_close(rd);
+    unlink(path);
+    free(path);
+}
+
+/* What a cut of the reference trace at cut bytes must read. */
+static void check_cut(const char *path, const struct expect *ex,
+                      const size_t *offs, size_t n_chunks, size_t size,
+                      size_t cut)
+{
+    struct qtrace_reader *rd;
+    struct qtrace_err err;
+    char want[128];
+    size_t expect_n = 0;
+    size_t n;
+    size_t k;
+    int ret;
+
+    ret = qtrace_reader_open(path, &rd, &err);
+    if (cut < offs[1]) {
+        /* The file header or the META chunk is incomplete. */
+        assert_true(ret < 0);
+        if (cut == 0) {
+            assert_string_equal(err.msg, "empty file");
+        } else if (cut < 16) {
+            assert_string_equal(err.msg, "truncated file header");
+        } else if (cut == 16) {
+            assert_string_equal(err.msg,
+                                "no META chunk (file ends after its header)");
+        } else {
+            assert_int_equal(ret, -ENODATA);
+            assert_memory_equal(err.msg, "chunk 0 at offset 0x10: truncated",
+                                33);
+        }
+        return;
+    }
+    assert_int_equal(ret, 0);
+    while (expect_n < ex->n && ex->end_of_chunk[expect_n] <= cut) {
+        expect_n++;
+    }
+    ret = read_all(rd, ex, &n, &err);
+    assert_int_equal(n, expect_n);
+    /* Chunks 0..k-1 start before the cut: it falls in or after k-1. */
+    k = 0;
+    while (k < n_chunks && offs[k] < cut) {
+        k++;
+    }
+    if (cut == size) {
+        assert_int_equal(ret, 0);
+        assert_true(qtrace_reader_has_end(rd));
+    } else if (k < n_chunks && offs[k] == cut) {
+        /* Cut between two chunks: a clean end without END. */
+        assert_int_equal(ret, 0);
+        assert_false(qtrace_reader_has_end(rd));
+        assert_string_equal(qtrace_reader_stop_reason(rd),
+                            "no END chunk (QEMU did not exit cleanly)");
+    } else {
+        assert_int_equal(ret, -ENODATA);
+        snprintf(want, sizeof(want), "chunk %zu at offset 0x%zx: truncated",
+                 k - 1, offs[k - 1]);
+        assert_memory_equal(err.msg, want, strlen(want));
+        assert_string_equal(qtrace_reader_stop_reason(rd), err.msg);
+        /* The failure is sticky. */
+        assert_int_equal(read_all(rd, ex, &n, &err), -ENODATA);
+        assert_int_equal(n, 0);
+    }
+    qtrace_reader_close(rd);
+}
+
+static void test_reader_every_cut_reads_whole_chunks(void **state)
+{
+    struct expect ex;
+    char *path = write_reference(&ex, true);
+    char *cut_path = temp_path();
+    size_t offs[16];
+    size_t n_chunks;
+    size_t size;
+    size_t cut;
+    uint8_t *buf = read_file(path, &size);
+
+    (void)state;
+    n_chunks = chunk_offsets(buf, size, offs, 16);
+    assert_int_equal(n_chunks, 6);
+    for (cut = 0; cut <= size; cut++) {
+        write_file(cut_path, buf, cut);
+        check_cut(cut_path, &ex, offs, n_chunks, size, cut);
+    }
+    free(buf);
+    unlink(cut_path);
+    unlink(path);
+    free(cut_path);
+    free(path);
+}
+
+/*
+ * Open a modified copy of the reference trace and read it: returns the
+ * reading's result with the record count in *n and the text in err.
+ */
+static int read_modified(uint8_t *buf, size_t size, const struct expect *ex,
+                         size_t *n, struct qtrace_err *err)
+{
+    struct qtrace_reader *rd;
+    char *path = temp_path();
+    int ret;
+
+    write_file(path, buf, size);
+    ret = qtrace_reader_open(path, &rd, err);
+    assert_int_equal(ret, 0);
+    ret = read_all(rd, ex, n, err);
+    if (ret < 0) {
+        assert_string_equal(qtrace_reader_stop_reason(rd), err->msg);
+    }
+    qtrace_reader_close(rd);
+    unlink(path);
+    free(path);
+    return ret;
+}
+
+/* Records in the chunks before chunk k of the reference trace. */
+static size_t records_before(const struct expect *ex, size_t chunk_off)
+{
+    size_t n = 0;
+
+    while (n < ex->n && ex->end_of_chunk[n] <= chunk_off) {
+        n++;
+    }
+    return n;
+}
+
+static void test_reader_flipped_payload_byte_is_checksum_mismatch(void **st)
+{
+    struct qtrace_err err;
+    struct expect ex;
+    char *path = write_reference(&ex, true);
+    char want[128];
+    size_t offs[16];
+    size_t size;
+    size_t k;
+    size_t n;
+    uint8_t *buf = read_file(path, &size);
+
+    (void)st;
+    chunk_offsets(buf, size, offs, 16);
+    for (k = 1; k <= 4; k++) {
+        buf[offs[k] + 32 + 9] ^= 0x40;
+        assert_int_equal(read_modified(buf, size, &ex, &n, &err), -EBADMSG);
+        assert_int_equal(n, records_before(&ex, offs[k]));
+        snprintf(want, sizeof(want), "chunk %zu at offset 0x%zx: checksum "
+                 "mismatch", k, offs[k]);
+        assert_string_equal(err.msg, want);
+        buf[offs[k] + 32 + 9] ^= 0x40;
+    }
+    free(buf);
+    unlink(path);
+    free(path);
+}
+
+static void test_reader_corrupt_chunk_header_stops_there(void **state)
+{
+    struct qtrace_err err;
+    struct expect ex;
+    char *path = write_reference(&ex, true);
+    size_t offs[16];
+    size_t size;
+    size_t n;
+    uint8_t *buf = read_file(path, &size);
+    const uint32_t huge = QTRACE_CHUNK_MAX + 1u;
+
+    (void)state;
+    chunk_offsets(buf, size, offs, 16);
+    buf[offs[2] + 8] ^= 1;                  /* vcpu field */
+    assert_int_equal(read_modified(buf, size, &ex, &n, &err), -EBADMSG);
+    assert_int_equal(n, records_before(&ex, offs[2]));
+    assert_non_null(strstr(err.msg, ": checksum mismatch"));
+    buf[offs[2] + 8] ^= 1;
+
+    buf[offs[3]] ^= 0xff;                   /* chunk magic */
+    assert_int_equal(read_modified(buf, size, &ex, &n, &err), -EBADMSG);
+    assert_int_equal(n, records_before(&ex, offs[3]));
+    assert_non_null(strstr(err.msg, "chunk 3 at offset"));
+    assert_non_null(strstr(err.msg, ": bad magic"));
+    buf[offs[3]] ^= 0xff;
+
+    put32(buf + offs[4] + 16, huge);        /* len over the limit */
+    assert_int_equal(read_modified(buf, size, &ex, &n, &err), -EBADMSG);
+    assert_int_equal(n, records_before(&ex, offs[4]));
+    assert_non_null(strstr(err.msg, "chunk 4 at offset"));
+    assert_non_null(strstr(err.msg, "payload length 67108865 over the "
+                           "limit"));
+    free(buf);
+    unlink(path);
+    free(path);
+}
+
+static void test_reader_chunk_rules_enforced(void **state)
+{
+    struct qtrace_err err;
+    struct expect ex;
+    char *path = write_reference(&ex, true);
+    size_t offs[16];
+    size_t size;
+    size_t n;
+    uint8_t *buf = read_file(path, &size);
+    uint8_t *orig = malloc(size);
+    uint64_t seq = 9;
+    uint16_t v;
+
+    (void)state;
+    memcpy(orig, buf, size);
+    chunk_offsets(buf, size, offs, 16);
+    v = 1;
+    patch_chunk(buf, offs[2], 6, &v, 2);    /* DATA flags: compressed */
+    assert_int_equal(read_modified(buf, size, &ex, &n, &err), -ENOTSUP);
+    assert_int_equal(n, records_before(&ex, offs[2]));
+    assert_non_null(strstr(err.msg, "unsupported payload encoding"));
+    memcpy(buf, orig, size);
+
+    patch_chunk(buf, offs[2], 24, &seq, 8); /* spliced chunk */
+    assert_int_equal(read_modified(buf, size, &ex, &n, &err), -EBADMSG);
+    assert_non_null(strstr(err.msg, "out of sequence (seq 9)"));
+    memcpy(buf, orig, size);
+
+    v = QTRACE_CHUNK_META;
+    patch_chunk(buf, offs[3], 4, &v, 2);
+    assert_int_equal(read_modified(buf, size, &ex, &n, &err), -EBADMSG);
+    assert_int_equal(n, records_before(&ex, offs[3]));
+    assert_non_null(strstr(err.msg, "second META chunk"));
+    memcpy(buf, orig, size);
+    free(orig);
+    free(buf);
+    unlink(path);
+    free(path);
+}
+
+static void test_reader_unknown_kind_skipped_only_if_valid(void **state)
+{
+    static const char future[] = "something a newer qtrace writes";
+    struct qtrace_writer *w;
+    struct qtrace_reader *rd;
+    struct qtrace_err err;
+    struct payload pl;
+    struct expect ex;
+    char *path = temp_path();
+    size_t offs[8];
+    size_t size;
+    size_t n;
+    uint8_t *buf;
+
+    (void)state;
+    memset(&ex, 0, sizeof(ex));
+    assert_int_equal(qtrace_writer_open(&w, path, meta_text, catalog_text,
+                                        &err), 0);
+    pl.len = 0;
+    rec_a(&pl, 1, 0x1000, 1);
+    write_data(w, &ex, 0, &pl);
+    assert_int_equal(qtrace_writer_chunk(w, 77, 0, 0, future,
+                                         sizeof(future), &err), 0);
+    pl.len = 0;
+    rec_z(&pl, 2);
+    write_data(w, &ex, 0, &pl);
+    assert_int_equal(qtrace_writer_close(w, "records=2\n", &err), 0);
+
+    assert_int_equal(qtrace_reader_open(path, &rd, &err), 0);
+    assert_int_equal(read_all(rd, &ex, &n, &err), 0);
+    assert_int_equal(n, 2);
+    assert_true(qtrace_reader_has_end(rd));
+    qtrace_reader_close(rd);
+
+    buf = read_file(path, &size);
+    assert_int_equal(chunk_offsets(buf, size, offs, 8), 5);
+    buf[offs[2] + 40] ^= 1;
+    assert_int_equal(read_modified(buf, size, &ex, &n, &err), -EBADMSG);
+    assert_int_equal(n, 1);
+    assert_non_null(strstr(err.msg, "chunk 2 at offset"));
+    assert_non_null(strstr(err.msg, ": checksum mismatch"));
+    free(buf);
+    unlink(path);
+    free(path);
+}
+
+/*
+ * Write a trace whose second DATA chunk holds one good record and then the
+ * bytes of bad[], read it, and check the error names that record.
+ */
+static void check_bad_record(const uint8_t *bad, size_t bad_len,
+                             const char *reason)
+{
+    struct qtrace_writer *w;
+    struct qtrace_reader *rd;
+    struct qtrace_err err;
+    struct payload pl;
+    struct expect ex;
+    char *path = temp_path();
+    char want[256];
+    size_t rec_off;
+    size_t n;
+
+    memset(&ex, 0, sizeof(ex));
+    assert_int_equal(qtrace_writer_open(&w, path, meta_text, catalog_text,
+                                        &err), 0);
+    pl.len = 0;
+    rec_a(&pl, 1, 0x1000, 1);
+    write_data(w, &ex, 0, &pl);
+    pl.len = 0;
+    rec_z(&pl, 2);
+    memcpy(pl.data + pl.len, bad, bad_len);
+    /* Only the good record goes into ex; the bad one follows it. */
+    assert_int_equal(qtrace_writer_chunk(w, QTRACE_CHUNK_DATA, 0, 100,
+                                         pl.data,
+                                         (uint32_t)(pl.len + bad_len),
+                                         &err), 0);
+    ex.off[ex.n] = ex.off[ex.n - 1] + ex.size[ex.n - 1];
+    memcpy(ex.buf + ex.off[ex.n], pl.data, 16);
+    ex.size[ex.n] = 16;
+    ex.vcpu[ex.n] = 0;
+    ex.n++;
+    rec_off = ex.end_of_chunk[0] + 32 + 16;
+    assert_int_equal(qtrace_writer_close(w, "records=3\n", &err), 0);
+
+    assert_int_equal(qtrace_reader_open(path, &rd, &err), 0);
+    assert_int_equal(read_all(rd, &ex, &n, &err), -EBADMSG);
+    assert_int_equal(n, 2);
+    snprintf(want, sizeof(want), "chunk 2 at offset 0x%zx: record at "
+             "offset 0x%zx: %s", (size_t)ex.end_of_chunk[0], rec_off,
+             reason);
+    assert_string_equal(err.msg, want);
+    qtrace_reader_close(rd);
+    unlink(path);
+    free(path);
+}
+
+static void test_reader_bad_records_rejected(void **state)
+{
+    uint8_t bad[64];
+
+    (void)state;
+    memset(bad, 0, sizeof(bad));
+    put16(bad, EV_Z);
+    check_bad_record(bad, 16, "size 0, below the 16-byte record header");
+    put16(bad + 2, 20);
+    check_bad_record(bad, 24, "size 20, not a multiple of 8");
+    put16(bad + 2, 64);
+    check_bad_record(bad, 32, "size 64, past the end of the chunk "
+                     "(32 bytes left)");
+    check_bad_record(bad, 8, "truncated record header (8 bytes left in the "
+                     "chunk)");
+    put16(bad, 99);
+    put16(bad + 2, 16);
+    check_bad_record(bad, 16, "unknown event id 99");
+    put16(bad, 0);
+    check_bad_record(bad, 16, "unknown event id 0");
+    put16(bad, EV_A);
+    check_bad_record(bad, 16, "size 16 below the 28 bytes of ev_a");
+    /* ev_s with a 100-byte name in a 32-byte record. */
+    put16(bad, EV_S);
+    put16(bad + 2, 32);
+    put16(bad + 18, 100);
+    check_bad_record(bad, 32, "variable arguments of ev_s need 124 bytes, "
+                     "record has 32");
+    /* ev_b: each length fits, their sum does not. */
+    put16(bad, EV_B);
+    put16(bad + 2, 32);
+    put16(bad + 18, 6);
+    put16(bad + 20, 6);
+    check_bad_record(bad, 32, "variable arguments of ev_b need 34 bytes, "
+                     "record has 32");
+}
+
+static void check_open_fails(const uint8_t *buf, size_t len, int ret,
+                             const char *msg)
+{
+    struct qtrace_reader *rd = (void *)1;
+    struct qtrace_err err;
+    char *path = temp_path();
+
+    write_file(path, buf, len);
+    assert_int_equal(qtrace_reader_open(path, &rd, &err), ret);
+    assert_null(rd);
+    assert_string_equal(err.msg, msg);
+    unlink(path);
+    free(path);
+}
+
+static void test_reader_bad_file_header_rejected(void **state)
+{
+    struct qtrace_reader *rd;
+    struct qtrace_err err;
+    struct expect ex;
+    char *path = write_reference(&ex, true);
+    size_t size;
+    uint8_t *buf = read_file(path, &size);
+
+    (void)state;
+    check_open_fails(buf, 0, -EINVAL, "empty file");
+    check_open_fails((const uint8_t *)"QTR", 3, -ENODATA,
+                     "truncated file header");
+    check_open_fails((const uint8_t *)"\x7f" "ELF\2\1\1\0\0\0\0\0\0\0\0\0",
+                     16, -EINVAL, "not a qtrace trace (bad magic)");
+    buf[8] = 2;
+    check_open_fails(buf, size, -ENOTSUP, "unsupported format version 2");
+    buf[8] = 1;
+    buf[12] = 8;
+    check_open_fails(buf, size, -EINVAL, "bad file header size 8");
+    buf[12] = 16;
+    buf[16] ^= 1;
+    check_open_fails(buf, size, -EBADMSG, "chunk 0 at offset 0x10: bad "
+                     "magic");
+    buf[16] ^= 1;
+    buf[16 + 40] ^= 1;
+    check_open_fails(buf, size, -EBADMSG, "chunk 0 at offset 0x10: "
+                     "checksum mismatch");
+    buf[16 + 40] ^= 1;
+    patch_chunk(buf, 16, 4, "\2\0", 2);
+    check_open_fails(buf, size, -EBADMSG, "chunk 0 at offset 0x10: kind 2, "
+                     "expected META (1)");
+
+    assert_int_equal(qtrace_reader_open("/nonexistent-dir/x.qtr", &rd,
+                                        &err), -ENOENT);
+    assert_string_equal(err.msg, "No such file or directory");
+    assert_int_equal(qtrace_reader_open("/", &rd, &err), -EISDIR);
+    free(buf);
+    unlink(path);
+    free(path);
+}
+
+/* A trace holding only a META chunk made of meta and catalog. */
+static int open_meta(const char *meta, const char *catalog,
+                     struct qtrace_err *err)
+{
+    struct qtrace_writer *w;
+    struct qtrace_reader *rd;
+    char *path = temp_path();
+    int ret;
+
+    assert_int_equal(qtrace_writer_open(&w, path, meta, catalog, err), 0);
+    assert_int_equal(qtrace_writer_close(w, NULL, err), 0);
+    ret = qtrace_reader_open(path, &rd, err);
+    qtrace_reader_close(rd);
+    unlink(path);
+    free(path);
+    return ret;
+}
+
+static void test_reader_bad_meta_rejected(void **state)
+{
+    struct qtrace_err err;
+
+    (void)state;
+    assert_int_equal(open_meta("", "", &err), 0);
+    assert_int_equal(open_meta("a=b\n", "ev_z(void) \"x\"\n", &err), 0);
+    assert_int_equal(open_meta("a=b\n", "ev_z(void) \"x\"\nev_y(bad", &err),
+                     -EINVAL);
+    assert_memory_equal(err.msg, "META chunk: catalog line 2: ", 28);
+    assert_int_equal(open_meta("a=b", "ev_z(void) \"x\"\n", &err), -EBADMSG);
+    assert_string_equal(err.msg,
+                        "META chunk: no empty line before the catalog");
+    assert_int_equal(open_meta("a=b\nnoequals\n", "", &err), -EBADMSG);
+    assert_string_equal(err.msg,
+                        "META chunk: line 2: not a key=value line");
+    assert_int_equal(open_meta("=b\n", "", &err), -EBADMSG);
+    assert_string_equal(err.msg,
+                        "META chunk: line 1: not a key=value line");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_reader_round_trip_returns_every_record),
+        cmocka_unit_test(test_reader_accessors_decode_args),
+        cmocka_unit_test(test_reader_missing_end_reports_unclean_exit),
+        cmocka_unit_test(test_reader_every_cut_reads_whole_chunks),
+        cmocka_unit_test(test_reader_flipped_payload_byte_is_checksum_mismatch),
+        cmocka_unit_test(test_reader_corrupt_chunk_header_stops_there),
+        cmocka_unit_test(test_reader_chunk_rules_enforced),
+        cmocka_unit_test(test_reader_unknown_kind_skipped_only_if_valid),
+        cmocka_unit_test(test_reader_bad_records_rejected),
+        cmocka_unit_test(test_reader_bad_file_header_rejected),
+        cmocka_unit_test(test_reader_bad_meta_rejected),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
