@@ -37,6 +37,9 @@ enum qtrace_chunk_kind {
     QTRACE_CHUNK_END = 3,
 };
 
+/* vcpu of the chunks holding tb_trans records, which belong to no vCPU. */
+#define QTRACE_VCPU_NONE UINT32_MAX
+
 struct qtrace_chunk_hdr {
     uint32_t magic;                 /* QTRACE_CHUNK_MAGIC */
     uint16_t kind;                  /* enum qtrace_chunk_kind */

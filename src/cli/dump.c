@@ -69,6 +69,7 @@ static const char usage[] =
     "\n"
     "Print every record of the trace FILE, one line each:\n"
     "  <vcpu> <time> <event> <arguments>\n"
+    "(vcpu '-' for tb_trans, which belongs to no vCPU).\n"
     "exec_insn lines end with ' | ' and the disassembled instruction.\n"
     "\n"
     "Options:\n"
@@ -316,8 +317,14 @@ static void print_record(struct dump *d, const struct qtrace_record *rec)
 {
     const char *args = fmt_args(d, rec);
 
-    printf("%" PRIu32 " %" PRIu64 " %s%s%s", rec->vcpu, rec->time,
-           rec->ev->name, args[0] ? " " : "", args);
+    /* Translations belong to no vCPU: "-" in the vCPU column. */
+    if (rec->vcpu == QTRACE_VCPU_NONE) {
+        printf("- %" PRIu64 " %s%s%s", rec->time, rec->ev->name,
+               args[0] ? " " : "", args);
+    } else {
+        printf("%" PRIu32 " %" PRIu64 " %s%s%s", rec->vcpu, rec->time,
+               rec->ev->name, args[0] ? " " : "", args);
+    }
     if (rec->ev == d->args.exec_insn) {
         if (d->dis) {
             printf(" | %s", insn_text(d, rec));

@@ -179,6 +179,19 @@ static uint64_t count_chunks(const struct qtrace_reader *rd,
     return n + (qtrace_reader_has_end(rd) ? 1 : 0);
 }
 
+static unsigned int count_vcpu_streams(const struct counts *c)
+{
+    GHashTableIter it;
+    gpointer value;
+    unsigned int n = 0;
+
+    g_hash_table_iter_init(&it, c->streams);
+    while (g_hash_table_iter_next(&it, NULL, &value)) {
+        n += ((const struct stream *)value)->vcpu != QTRACE_VCPU_NONE;
+    }
+    return n;
+}
+
 static void print_shape(const struct qtrace_reader *rd,
                         const struct counts *c)
 {
@@ -186,7 +199,7 @@ static void print_shape(const struct qtrace_reader *rd,
     const char *lost = qtrace_reader_end(rd, "lost");
 
     printf("chunks: %" PRIu64 "\n", count_chunks(rd, c));
-    printf("streams: %u\n", g_hash_table_size(c->streams));
+    printf("streams: %u\n", count_vcpu_streams(c));
     printf("records: %" PRIu64, c->total);
     if (end_records && strtoull(end_records, NULL, 10) != c->total) {
         printf(" (the END chunk says records=%s)", end_records);
@@ -253,7 +266,12 @@ static void print_per_cpu(const struct qtrace_catalog *cat,
     for (l = streams; l; l = l->next) {
         const struct stream *s = l->data;
 
-        printf("vcpu %" PRIu32 " stream %" PRIu32 ":", s->vcpu, s->stream);
+        if (s->vcpu == QTRACE_VCPU_NONE) {
+            printf("translations stream %" PRIu32 ":", s->stream);
+        } else {
+            printf("vcpu %" PRIu32 " stream %" PRIu32 ":", s->vcpu,
+                   s->stream);
+        }
         for (id = 1; id <= cat->n_events && id < QTRACE_MAX_EVENTS; id++) {
             if (s->counts[id]) {
                 printf(" %s=%" PRIu64, cat->events[id].name, s->counts[id]);

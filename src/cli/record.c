@@ -175,8 +175,8 @@ static const char *machine_name(uint16_t machine)
         { EM_PARISC, "hppa" }, { EM_MICROBLAZE, "microblaze" },
         { EM_OPENRISC, "or1k" }, { EM_XTENSA, "xtensa" },
         { EM_CRIS, "cris" }, { EM_SPARC, "sparc" },
-        { EM_SPARC32PLUS, "sparc32plus" }, { 113, "nios2" },
-        { 164, "hexagon" },
+        { EM_SPARC32PLUS, "sparc32plus" }, { EM_ALTERA_NIOS2, "nios2" },
+        { EM_QDSP6, "hexagon" },
     };
     static const unsigned int bits[] = { 64, 32 };
     const struct qtrace_arch *a;
@@ -381,13 +381,23 @@ static int find_plugin(char **plugin)
         return CLI_FAIL;
     }
     exe[n] = '\0';
-    *strrchr(exe, '/') = '\0';
-    snprintf(cand[0], sizeof(cand[0]), "%s/../plugin/" PLUGIN_NAME, exe);
+    /*
+     * The link is canonical (no "..", no symlinks), so cutting two
+     * components gives the parent of qtrace's directory.
+     */
+    for (i = 0; i < 2; i++) {
+        char *slash = strrchr(exe, '/');
+
+        if (slash) {
+            *slash = '\0';
+        }
+    }
+    snprintf(cand[0], sizeof(cand[0]), "%s/plugin/" PLUGIN_NAME, exe);
     if (QTRACE_LIBDIR[0] == '/') {
         snprintf(cand[1], sizeof(cand[1]), QTRACE_LIBDIR "/qtrace/"
                  PLUGIN_NAME);
     } else {
-        snprintf(cand[1], sizeof(cand[1]), "%s/../" QTRACE_LIBDIR
+        snprintf(cand[1], sizeof(cand[1]), "%s/" QTRACE_LIBDIR
                  "/qtrace/" PLUGIN_NAME, exe);
     }
     for (i = 0; i < 2; i++) {

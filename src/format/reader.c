@@ -42,9 +42,11 @@ struct kv_list {
     size_t n;
 };
 
-/* Where the variable-length arguments of one event keep their lengths. */
-struct var_info {
-    unsigned int n;                 /* STR and BYTES arguments */
+/* What take_record needs to know about one event id. */
+struct ev_info {
+    const struct qtrace_event_desc *ev; /* NULL for id 0 */
+    uint16_t fixed_size;            /* header and fixed arguments */
+    uint16_t n_var;                 /* STR and BYTES arguments */
     uint16_t len_off[QTRACE_MAX_ARGS]; /* offset of each u16 length */
 };
 
@@ -72,7 +74,7 @@ struct qtrace_reader {
     uint64_t cur_off;               /* its file offset */
 
     struct qtrace_catalog cat;
-    struct var_info *var;           /* indexed by event id */
+    struct ev_info *info;           /* indexed by event id, 0..n_events */
     struct kv_list meta;
     struct kv_list end;
     bool has_end;
@@ -331,9 +333,52 @@ static int enter_chunk(struct qtrace_reader *rd, struct qtrace_err *err)
 
 /* ---- records ---- */
 
-static int bad_record(struct qtrace_reader *rd, const uint8_t *p,
-                      struct qtrace_err *err, const char *why)
+/* Bytes the record at p needs for its fixed part and variable arguments. */
+static uint32_t record_need(const struct ev_info *ei, const uint8_t *p)
 {
+    uint32_t need = ei->fixed_size;
+    unsigned int i;
+
+    for (i = 0; i < ei->n_var; i++) {
+        need += load16(p + ei->len_off[i]);
+    }
+    return need;
+}
+
+/*
+ * The record at rd->rec failed a check of take_record: work out which one
+ * and stop there. Kept out of line so the hot path stays small.
+ */
+static int __attribute__((noinline, cold))
+bad_record(struct qtrace_reader *rd, struct qtrace_err *err)
+{
+    const uint8_t *p = rd->rec;
+    size_t left = (size_t)(rd->rec_end - p);
+    uint32_t id = left >= REC_HDR_SIZE ? load16(p) : 0;
+    uint32_t size = left >= REC_HDR_SIZE ? load16(p + 2) : 0;
+    const struct ev_info *ei = id <= rd->cat.n_events ? &rd->info[id] : NULL;
+    char why[160];
+
+    if (left < REC_HDR_SIZE) {
+        snprintf(why, sizeof(why), "truncated record header (%zu bytes "
+                 "left in the chunk)", left);
+    } else if (size < REC_HDR_SIZE || size % QTRACE_REC_ALIGN != 0) {
+        snprintf(why, sizeof(why), "size %" PRIu32 ", %s", size,
+                 size < REC_HDR_SIZE ? "below the 16-byte record header" :
+                 "not a multiple of 8");
+    } else if (size > left) {
+        snprintf(why, sizeof(why), "size %" PRIu32 ", past the end of the "
+                 "chunk (%zu bytes left)", size, left);
+    } else if (!ei || !ei->ev) {
+        snprintf(why, sizeof(why), "unknown event id %" PRIu32, id);
+    } else if (size < ei->fixed_size) {
+        snprintf(why, sizeof(why), "size %" PRIu32 " below the %u bytes of "
+                 "%s", size, ei->fixed_size, ei->ev->name);
+    } else {
+        snprintf(why, sizeof(why), "variable arguments of %s need %" PRIu32
+                 " bytes, record has %" PRIu32, ei->ev->name,
+                 record_need(ei, p), size);
+    }
     return stop(rd, -EBADMSG, err, "chunk %" PRIu64 " at offset 0x%" PRIx64
                 ": record at offset 0x%" PRIx64 ": %s", rd->cur_no,
                 rd->cur_off, (uint64_t)(p - rd->map), why);
@@ -341,62 +386,37 @@ static int bad_record(struct qtrace_reader *rd, const uint8_t *p,
 
 /*
  * Check the record at rd->rec (docs/format.md, "Records") and hand it out.
- * Hot path: no allocation, no copy beyond the few header fields.
+ * Hot path: no allocation, no copy beyond the few header fields, no
+ * formatting (bad_record does that).
  */
-static int take_record(struct qtrace_reader *rd, struct qtrace_record *rec,
-                       struct qtrace_err *err)
+static inline int take_record(struct qtrace_reader *rd,
+                              struct qtrace_record *rec,
+                              struct qtrace_err *err)
 {
     const uint8_t *p = rd->rec;
     size_t left = (size_t)(rd->rec_end - p);
-    const struct qtrace_event_desc *ev;
-    char why[160];
+    const struct ev_info *ei;
     uint32_t size;
     uint32_t id;
 
     if (left < REC_HDR_SIZE) {
-        snprintf(why, sizeof(why), "truncated record header (%zu bytes "
-                 "left in the chunk)", left);
-        return bad_record(rd, p, err, why);
+        return bad_record(rd, err);
     }
     id = load16(p);
     size = load16(p + 2);
-    if (size < REC_HDR_SIZE || size % QTRACE_REC_ALIGN != 0) {
-        snprintf(why, sizeof(why), "size %" PRIu32 ", %s", size,
-                 size < REC_HDR_SIZE ? "below the 16-byte record header" :
-                 "not a multiple of 8");
-        return bad_record(rd, p, err, why);
+    if (id > rd->cat.n_events) {
+        return bad_record(rd, err);
     }
-    if (size > left) {
-        snprintf(why, sizeof(why), "size %" PRIu32 ", past the end of the "
-                 "chunk (%zu bytes left)", size, left);
-        return bad_record(rd, p, err, why);
+    /* info[0].fixed_size is above any valid size, so id 0 fails here. */
+    ei = &rd->info[id];
+    if (size > left || size % QTRACE_REC_ALIGN != 0 ||
+        size < ei->fixed_size) {
+        return bad_record(rd, err);
     }
-    if (id == 0 || id > rd->cat.n_events) {
-        snprintf(why, sizeof(why), "unknown event id %" PRIu32, id);
-        return bad_record(rd, p, err, why);
+    if (ei->n_var > 0 && record_need(ei, p) > size) {
+        return bad_record(rd, err);
     }
-    ev = &rd->cat.events[id];
-    if (size < ev->fixed_size) {
-        snprintf(why, sizeof(why), "size %" PRIu32 " below the %u bytes of "
-                 "%s", size, ev->fixed_size, ev->name);
-        return bad_record(rd, p, err, why);
-    }
-    if (ev->has_var) {
-        const struct var_info *vi = &rd->var[id];
-        uint32_t need = ev->fixed_size;
-        unsigned int i;
-
-        for (i = 0; i < vi->n; i++) {
-            need += load16(p + vi->len_off[i]);
-        }
-        if (need > size) {
-            snprintf(why, sizeof(why), "variable arguments of %s need %"
-                     PRIu32 " bytes, record has %" PRIu32, ev->name, need,
-                     size);
-            return bad_record(rd, p, err, why);
-        }
-    }
-    rec->ev = ev;
+    rec->ev = ei->ev;
     rec->data = p;
     rec->size = size;
     rec->vcpu = rd->vcpu;
@@ -444,23 +464,30 @@ void qtrace_reader_rewind(struct qtrace_reader *rd)
 
 /* ---- open and META ---- */
 
-/* Per event, where the lengths of its variable arguments sit. */
-static int index_var_args(struct qtrace_reader *rd)
+/*
+ * The per-id table take_record uses: a few hundred bytes that stay in the
+ * cache, instead of the catalog's large descriptions.
+ */
+static int index_events(struct qtrace_reader *rd)
 {
     unsigned int id;
     unsigned int i;
 
-    rd->var = calloc(rd->cat.n_events + 1, sizeof(*rd->var));
-    if (!rd->var) {
+    rd->info = calloc(rd->cat.n_events + 1, sizeof(*rd->info));
+    if (!rd->info) {
         return -ENOMEM;
     }
+    rd->info[0].fixed_size = UINT16_MAX;    /* id 0 is never valid */
     for (id = 1; id <= rd->cat.n_events; id++) {
         const struct qtrace_event_desc *ev = &rd->cat.events[id];
+        struct ev_info *ei = &rd->info[id];
 
+        ei->ev = ev;
+        ei->fixed_size = ev->fixed_size;
         for (i = 0; i < ev->n_args; i++) {
             if (ev->args[i].type == QTRACE_ARG_STR ||
                 ev->args[i].type == QTRACE_ARG_BYTES) {
-                rd->var[id].len_off[rd->var[id].n++] = ev->args[i].offset;
+                ei->len_off[ei->n_var++] = ev->args[i].offset;
             }
         }
     }
@@ -512,7 +539,7 @@ static int parse_meta(struct qtrace_reader *rd, const uint8_t *text,
         qtrace_err_set(err, "META chunk: catalog %s", cerr.msg);
         return ret;
     }
-    ret = index_var_args(rd);
+    ret = index_events(rd);
     if (ret < 0) {
         qtrace_err_set(err, "%s", strerror(-ret));
     }
@@ -655,7 +682,7 @@ void qtrace_reader_close(struct qtrace_reader *rd)
         munmap((void *)rd->map, rd->size);
     }
     qtrace_catalog_fini(&rd->cat);
-    free(rd->var);
+    free(rd->info);
     kv_fini(&rd->meta);
     kv_fini(&rd->end);
     free(rd);
@@ -711,96 +738,4 @@ const char *qtrace_reader_stop_reason(const struct qtrace_reader *rd)
     default:
         return "trace not read to its end";
     }
-}
-
-/* ---- argument access ---- */
-
-/*
- * Integer value of argument arg, sign-extended for signed types; for STR
- * and BYTES, their length. 0 when arg or its bytes are out of range.
- */
-static int64_t arg_value(const struct qtrace_record *rec, unsigned int arg)
-{
-    const struct qtrace_arg_desc *a;
-    const uint8_t *p;
-
-    if (!rec->ev || arg >= rec->ev->n_args) {
-        return 0;
-    }
-    a = &rec->ev->args[arg];
-    if ((uint32_t)a->offset + a->size > rec->size) {
-        return 0;
-    }
-    p = rec->data + a->offset;
-    switch (a->type) {
-    case QTRACE_ARG_U8:
-    case QTRACE_ARG_BOOL:
-        return p[0];
-    case QTRACE_ARG_I8:
-        return (int8_t)p[0];
-    case QTRACE_ARG_U16:
-    case QTRACE_ARG_STR:
-    case QTRACE_ARG_BYTES:
-        return load16(p);
-    case QTRACE_ARG_I16:
-        return (int16_t)load16(p);
-    case QTRACE_ARG_U32:
-        return load32(p);
-    case QTRACE_ARG_I32:
-        return (int32_t)load32(p);
-    case QTRACE_ARG_U64:
-    case QTRACE_ARG_I64:
-        return (int64_t)load64(p);
-    }
-    return 0;
-}
-
-uint64_t qtrace_record_u64(const struct qtrace_record *rec, unsigned int arg)
-{
-    return (uint64_t)arg_value(rec, arg);
-}
-
-int64_t qtrace_record_i64(const struct qtrace_record *rec, unsigned int arg)
-{
-    return arg_value(rec, arg);
-}
-
-const uint8_t *qtrace_record_bytes(const struct qtrace_record *rec,
-                                   unsigned int arg, size_t *len)
-{
-    const struct qtrace_event_desc *ev = rec->ev;
-    uint32_t start;
-    unsigned int i;
-
-    *len = 0;
-    if (!ev || arg >= ev->n_args || (ev->args[arg].type != QTRACE_ARG_STR &&
-                                     ev->args[arg].type != QTRACE_ARG_BYTES)) {
-        return NULL;
-    }
-    /* Variable parts follow the fixed part in declaration order. */
-    start = ev->fixed_size;
-    for (i = 0; i < arg; i++) {
-        if (ev->args[i].type == QTRACE_ARG_STR ||
-            ev->args[i].type == QTRACE_ARG_BYTES) {
-            start += (uint32_t)arg_value(rec, i);
-        }
-    }
-    if (start + (uint32_t)arg_value(rec, arg) > rec->size) {
-        return NULL;
-    }
-    *len = (size_t)arg_value(rec, arg);
-    return rec->data + start;
-}
-
-int qtrace_record_arg_index(const struct qtrace_record *rec,
-                            const char *name)
-{
-    unsigned int i;
-
-    for (i = 0; rec->ev && i < rec->ev->n_args; i++) {
-        if (strcmp(rec->ev->args[i].name, name) == 0) {
-            return (int)i;
-        }
-    }
-    return -1;
 }

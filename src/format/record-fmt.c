@@ -1,16 +1,139 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Formatting a record with its event's printf format (qtrace_record_fmt).
+ * Reading a record's arguments (qtrace_record_u64, _bytes...) and
+ * formatting a record with its event's printf format (qtrace_record_fmt).
  * The format comes from the trace file, so it is interpreted here, one
  * conversion per argument, and never handed to printf whole: the declared
  * argument type decides how a value prints, whatever the length modifier.
+ * Every access is bounded by the record's size.
  */
+#include <endian.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "qtrace/reader.h"
+
+/* ---- argument access (docs/format.md, "Layout rule") ---- */
+
+static uint16_t load16(const uint8_t *p)
+{
+    uint16_t v;
+
+    memcpy(&v, p, sizeof(v));
+    return le16toh(v);
+}
+
+static uint32_t load32(const uint8_t *p)
+{
+    uint32_t v;
+
+    memcpy(&v, p, sizeof(v));
+    return le32toh(v);
+}
+
+static uint64_t load64(const uint8_t *p)
+{
+    uint64_t v;
+
+    memcpy(&v, p, sizeof(v));
+    return le64toh(v);
+}
+
+/*
+ * Integer value of argument arg, sign-extended for signed types; for STR
+ * and BYTES, their length. 0 when arg or its bytes are out of range.
+ */
+static int64_t arg_value(const struct qtrace_record *rec, unsigned int arg)
+{
+    const struct qtrace_arg_desc *a;
+    const uint8_t *p;
+
+    if (!rec->ev || arg >= rec->ev->n_args) {
+        return 0;
+    }
+    a = &rec->ev->args[arg];
+    if ((uint32_t)a->offset + a->size > rec->size) {
+        return 0;
+    }
+    p = rec->data + a->offset;
+    switch (a->type) {
+    case QTRACE_ARG_U8:
+    case QTRACE_ARG_BOOL:
+        return p[0];
+    case QTRACE_ARG_I8:
+        return (int8_t)p[0];
+    case QTRACE_ARG_U16:
+    case QTRACE_ARG_STR:
+    case QTRACE_ARG_BYTES:
+        return load16(p);
+    case QTRACE_ARG_I16:
+        return (int16_t)load16(p);
+    case QTRACE_ARG_U32:
+        return load32(p);
+    case QTRACE_ARG_I32:
+        return (int32_t)load32(p);
+    case QTRACE_ARG_U64:
+    case QTRACE_ARG_I64:
+        return (int64_t)load64(p);
+    }
+    return 0;
+}
+
+uint64_t qtrace_record_u64(const struct qtrace_record *rec, unsigned int arg)
+{
+    return (uint64_t)arg_value(rec, arg);
+}
+
+int64_t qtrace_record_i64(const struct qtrace_record *rec, unsigned int arg)
+{
+    return arg_value(rec, arg);
+}
+
+const uint8_t *qtrace_record_bytes(const struct qtrace_record *rec,
+                                   unsigned int arg, size_t *len)
+{
+    const struct qtrace_event_desc *ev = rec->ev;
+    uint32_t start;
+    uint32_t n;
+    unsigned int i;
+
+    *len = 0;
+    if (!ev || arg >= ev->n_args || (ev->args[arg].type != QTRACE_ARG_STR &&
+                                     ev->args[arg].type != QTRACE_ARG_BYTES)) {
+        return NULL;
+    }
+    /* Variable parts follow the fixed part in declaration order. */
+    start = ev->fixed_size;
+    for (i = 0; i < arg; i++) {
+        if (ev->args[i].type == QTRACE_ARG_STR ||
+            ev->args[i].type == QTRACE_ARG_BYTES) {
+            start += (uint32_t)arg_value(rec, i);
+        }
+    }
+    n = (uint32_t)arg_value(rec, arg);
+    if (start + n > rec->size) {
+        return NULL;
+    }
+    *len = n;
+    return rec->data + start;
+}
+
+int qtrace_record_arg_index(const struct qtrace_record *rec,
+                            const char *name)
+{
+    unsigned int i;
+
+    for (i = 0; rec->ev && i < rec->ev->n_args; i++) {
+        if (strcmp(rec->ev->args[i].name, name) == 0) {
+            return (int)i;
+        }
+    }
+    return -1;
+}
+
+/* ---- formatting ---- */
 
 /* Width and precision above this are cut: the format is untrusted input. */
 #define FMT_MAX_WIDTH 1024

@@ -23,7 +23,10 @@ int qtrace_writer_open(struct qtrace_writer **out, const char *path,
                        const char *meta, const char *catalog,
                        struct qtrace_err *err);
 
-/* Same, on an open file descriptor the writer then owns. */
+/*
+ * Same, on an open file descriptor the writer then owns: it is closed by
+ * qtrace_writer_close(), or here if opening fails.
+ */
 int qtrace_writer_open_fd(struct qtrace_writer **out, int fd,
                           const char *name, const char *meta,
                           const char *catalog, struct qtrace_err *err);

@@ -16,9 +16,6 @@
 #include "sink.h"
 #include "writer.h"
 
-/* Chunks of the translation stream carry this vCPU index. */
-#define TRANS_VCPU UINT32_MAX
-
 static struct {
     pthread_mutex_t lock;       /* guards the fields up to n_busy */
     pthread_cond_t work;        /* queue not empty, or stop */
@@ -147,7 +144,7 @@ void *writer_trans_reserve(uint32_t size)
             pthread_mutex_unlock(&w.trans_lock);
             return NULL;
         }
-        c->vcpu = TRANS_VCPU;
+        c->vcpu = QTRACE_VCPU_NONE;
         c->stream = 0;
         c->len = 0;
         w.trans = c;

@@ -6,14 +6,17 @@
 # it ("qtrace CMD: FILE: REASON").
 . "$(dirname "$0")/lib.sh"
 
-[ -x "$QTRACE" ] || skip "QTRACE is not an executable: '$QTRACE'"
+if [ ! -x "$QTRACE" ]; then
+    fail "QTRACE is not an executable: '$QTRACE'"
+    finish
+fi
 
 # run STATUS ARGS...: run qtrace, keep stdout/stderr in $WORK/out, err.
 run() {
     want=$1
     shift
     "$QTRACE" "$@" > "$WORK/out" 2> "$WORK/err"
-    check_eq "qtrace $* status" "$want" "$?"
+    check_eq "qtrace${1+ $*} status" "$want" "$?"
 }
 
 # one_line WHAT PATTERN: stderr is one line, matching the extended regex.

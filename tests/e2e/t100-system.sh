@@ -1,0 +1,219 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# System mode on two QEMUs with one plugin build: Debian's
+# qemu-system-x86_64 7.2 (API 1) and the 10.0 one that
+# scripts/fetch-qemu10.sh unpacks into $QEMU10_DIR (API 2-4). With no
+# disk the pc machine's BIOS starts at the reset vector and waits for a
+# boot device; after a few seconds SIGTERM must end QEMU cleanly and the
+# trace must be complete: header, END chunk, reset vector first, thousands
+# of blocks, one stream per vCPU. Usage: t100-system.sh [7.2|10.0|all].
+# Without a 10.0 QEMU its part fails when CI=true and is skipped otherwise.
+PART=${1:-all}
+# shellcheck source=tests/e2e/lib.sh
+. "$(dirname "$0")/lib.sh"
+TEST_NAME=t100-system${1:+-$1}
+
+RUN_SECONDS=3       # of BIOS before SIGTERM: millions of blocks
+EXIT_SECONDS=30     # allowed between SIGTERM and QEMU's exit
+RESET_VECTOR=0xfffffff0
+EVENTS='vcpu_*;tb_trans;exec_tb'
+QEMU_MACHINE="-display none -nodefaults -machine pc -accel tcg -m 128
+-no-reboot"
+
+if [ -z "${QTRACE:-}" ] || [ -z "${QTRACE_PLUGIN:-}" ]; then
+    echo "t100-system: QTRACE and QTRACE_PLUGIN must be set (meson test" \
+         "sets them)" >&2
+    exit 2
+fi
+case $PART in
+    7.2|10.0|all) ;;
+    *) echo "usage: t100-system.sh [7.2|10.0|all]" >&2; exit 2 ;;
+esac
+
+# Set by use_qemu: the binary and its firmware dir ("" = its built-in one).
+QEMU_BIN=
+QEMU_FW=
+
+# use_qemu BIN FWDIR: the QEMU the next runs use.
+use_qemu() {
+    QEMU_BIN=$1
+    QEMU_FW=$2
+}
+
+# qemu_exec ARGS...: replace the shell with QEMU (so that `qemu_exec &`
+# leaves QEMU's own pid in $!), the machine options first.
+qemu_exec() {
+    # QEMU_MACHINE is a word list: split on purpose.
+    if [ -n "$QEMU_FW" ]; then
+        # shellcheck disable=SC2086
+        exec "$QEMU_BIN" -L "$QEMU_FW/qemu" -L "$QEMU_FW/seabios" \
+            $QEMU_MACHINE "$@"
+    fi
+    # shellcheck disable=SC2086
+    exec "$QEMU_BIN" $QEMU_MACHINE "$@"
+}
+
+# run_qemu TERM_AFTER ERRFILE ARGS...: run QEMU in the background, send
+# it SIGTERM after TERM_AFTER seconds (0: never) and SIGKILL if it is
+# still there EXIT_SECONDS later. Sets status to QEMU's exit status.
+run_qemu() {
+    term_after=$1
+    errfile=$2
+    shift 2
+    qemu_exec "$@" > /dev/null 2> "$errfile" &
+    pid=$!
+    (
+        if [ "$term_after" -gt 0 ]; then
+            sleep "$term_after"
+            kill -TERM "$pid"
+        fi
+        sleep "$EXIT_SECONDS"
+        kill -KILL "$pid"
+    ) > /dev/null 2>&1 &
+    dog=$!
+    wait "$pid"
+    status=$?
+    kill "$dog" 2> /dev/null
+    if [ "$status" -eq 137 ]; then
+        echo "    QEMU was still running $EXIT_SECONDS s after SIGTERM;" \
+             "killed"
+    fi
+}
+
+# info_get FILE KEY: a value from saved `qtrace info` output.
+info_get() {
+    sed -n "s/^$2: //p" "$1"
+}
+
+# boot TAG TRACE ARGS...: the BIOS under the plugin until SIGTERM; checks
+# QEMU's side (exit status, the signal seen) and that the trace reads.
+# Leaves `qtrace info` output in $WORK/TAG.info. (Variables are b_*: sh
+# has no locals.)
+boot() {
+    b_tag=$1
+    b_trace=$2
+    shift 2
+    rm -f "$b_trace"
+    run_qemu "$RUN_SECONDS" "$WORK/$b_tag.err" \
+        -plugin "$QTRACE_PLUGIN,out=$b_trace,events=$EVENTS" "$@"
+    # QEMU takes SIGTERM as a shutdown request: cleanup, atexit, exit 0.
+    check_eq "$b_tag: QEMU exit status after SIGTERM" 0 "$status"
+    check_grep "$b_tag: QEMU saw the SIGTERM" "terminating on signal 15" \
+        "$WORK/$b_tag.err"
+    "$QTRACE" dump "$b_trace" > /dev/null 2> "$WORK/$b_tag.dump.err"
+    b_st=$?
+    check_eq "$b_tag: qtrace dump status" 0 "$b_st"
+    [ "$b_st" -eq 0 ] || sed 's/^/    /' "$WORK/$b_tag.dump.err"
+    "$QTRACE" info --per-cpu "$b_trace" > "$WORK/$b_tag.info" 2>&1
+    check_eq "$b_tag: qtrace info status" 0 "$?"
+    b_end=$(info_get "$WORK/$b_tag.info" end)
+    if [ "$b_end" = complete ]; then
+        pass "$b_tag: END chunk present (plugin atexit ran on SIGTERM)"
+    else
+        fail "$b_tag: end: $b_end: the plugin's atexit callback did not" \
+             "finish the trace on SIGTERM"
+    fi
+    check_eq "$b_tag: records lost" 0 "$(info_get "$WORK/$b_tag.info" lost)"
+    check_eq "$b_tag: records in END = records read" \
+        "$(info_get "$WORK/$b_tag.info" records)" \
+        "$(info_get "$WORK/$b_tag.info" total)"
+}
+
+# check_part TAG API_RE: one QEMU, one vCPU then two, then a bad option.
+check_part() {
+    tag=$1
+    api_re=$2
+    version=$("$QEMU_BIN" --version 2> /dev/null |
+              sed -n '1s/^QEMU emulator version //p')
+    echo "== $tag: $QEMU_BIN ($version)"
+    T="$WORK/$tag.qtr"
+
+    boot "$tag" "$T"
+    info="$WORK/$tag.info"
+    check_eq "$tag: mode" system "$(info_get "$info" mode)"
+    check_eq "$tag: arch" x86_64 "$(info_get "$info" arch)"
+    check_eq "$tag: qemu" "$version" "$(info_get "$info" qemu)"
+    api=$(info_get "$info" plugin_api)
+    if echo "$api" | grep -Eq "^($api_re)\$"; then
+        pass "$tag: plugin_api $api"
+    else
+        fail "$tag: plugin_api: expected $api_re, got '$api'"
+    fi
+    first=$("$QTRACE" dump -e exec_tb "$T" 2> /dev/null |
+            awk '$1 == 0 { print $5; exit }')
+    check_eq "$tag: first block of vCPU 0 (reset vector)" \
+        "$RESET_VECTOR" "$first"
+    n=$(info_count "$T" exec_tb)
+    if [ "$n" -ge 1000 ]; then
+        pass "$tag: $n exec_tb records"
+    else
+        fail "$tag: only $n exec_tb records in $RUN_SECONDS s of BIOS"
+    fi
+    check_eq "$tag: first translated block" "$RESET_VECTOR" \
+        "$("$QTRACE" dump -e tb_trans "$T" 2> /dev/null |
+           awk '{ print $5; exit }')"
+    rm -f "$T"
+
+    # Two vCPUs: the BIOS wakes the second one to count it, so both
+    # streams start with vcpu_init and both execute blocks.
+    boot "$tag-smp2" "$T" -smp 2
+    info="$WORK/$tag-smp2.info"
+    check_eq "$tag-smp2: vCPUs with vcpu_init" "0 1" \
+        "$("$QTRACE" dump -e vcpu_init "$T" 2> /dev/null |
+           awk '{ print $1 }' | sort -u | tr '\n' ' ' | sed 's/ $//')"
+    check_eq "$tag-smp2: vCPU streams" 2 \
+        "$(grep -Ec '^vcpu [0-9]+ stream [0-9]+: .*vcpu_init=1' "$info")"
+    check_grep "$tag-smp2: vCPU 1 executes blocks" \
+        '^vcpu 1 stream [0-9]+: .*exec_tb=[1-9]' "$info"
+    rm -f "$T"
+
+    # A bad option fails the load with one line of ours; QEMU adds its own.
+    run_qemu 0 "$WORK/$tag.bad.err" -plugin "$QTRACE_PLUGIN,bogus=1"
+    if [ "$status" -ne 0 ] && [ "$status" -ne 137 ]; then
+        pass "$tag: bogus=1 fails the load (status $status)"
+    else
+        fail "$tag: bogus=1: status $status"
+    fi
+    check_grep "$tag: bogus=1 message" '^qtrace: bogus=1: unknown option' \
+        "$WORK/$tag.bad.err"
+    check_eq "$tag: bogus=1 message lines" 1 \
+        "$(grep -c '^qtrace:' "$WORK/$tag.bad.err")"
+}
+
+ran=0
+if [ "$PART" != 10.0 ]; then
+    if command -v qemu-system-x86_64 > /dev/null 2>&1; then
+        use_qemu "$(command -v qemu-system-x86_64)" ""
+        check_part 7.2 1
+        ran=1
+    elif [ "$PART" = 7.2 ]; then
+        skip "qemu-system-x86_64 not installed (Debian package" \
+             "qemu-system-x86)"
+    else
+        echo "SKIP $TEST_NAME 7.2 part: qemu-system-x86_64 not installed" \
+             "(Debian package qemu-system-x86)"
+    fi
+fi
+
+if [ "$PART" != 7.2 ]; then
+    Q10="${QEMU10_DIR:+$QEMU10_DIR/root/usr/bin/qemu-system-x86_64}"
+    if [ -n "$Q10" ] && [ -x "$Q10" ]; then
+        use_qemu "$Q10" "$QEMU10_DIR/root/usr/share"
+        check_part 10.0 '2|3|4'
+        ran=1
+    else
+        why="no QEMU 10.0 in QEMU10_DIR='${QEMU10_DIR:-}' (run"
+        why="$why scripts/fetch-qemu10.sh DIR, then QEMU10_DIR=DIR)"
+        if [ "${CI:-}" = true ]; then
+            fail "10.0: $why"
+        elif [ "$PART" = 10.0 ] || [ "$ran" -eq 0 ]; then
+            skip "$why"
+        else
+            echo "SKIP $TEST_NAME 10.0 part: $why"
+        fi
+    fi
+fi
+
+[ "$ran" -eq 1 ] || [ "$n_fail" -gt 0 ] ||
+    skip "qemu-system-x86_64 not installed (Debian package qemu-system-x86)"
+finish
