@@ -21,5 +21,5 @@ echo
 echo "== qtrace info $trace"
 "$qtrace" info "$trace"
 echo
-echo "== qtrace dump $trace | head -n 40"
-"$qtrace" dump "$trace" | head -n 40
+echo "== qtrace dump -e -tb_trans $trace | head -n 40"
+"$qtrace" dump -e -tb_trans "$trace" | head -n 40

@@ -59,3 +59,11 @@ need_qemu() {
 info_count() {
     "$QTRACE" info "$1" | awk -v ev="$2" '$1 == ev { n = $2 } END { print n + 0 }'
 }
+
+# use_guest NAME ARCH: set GUEST (and EXPECT for asm guests) or skip.
+use_guest() {
+    need_qemu "$2"
+    GUEST="$GUESTS/$1-$2"
+    EXPECT="$GUESTS/$1-$2.expect"
+    [ -x "$GUEST" ] || skip "guest $1-$2 not built (no cross compiler or static libc)"
+}

@@ -6,10 +6,7 @@
 # block counts, and that exec_insn agrees with exec_tb and tb_trans.
 ARCH=$1
 . "$(dirname "$0")/lib.sh"
-need_qemu "$ARCH"
-GUEST="$GUESTS/asm-$ARCH"
-EXPECT="$GUESTS/asm-$ARCH.expect"
-[ -x "$GUEST" ] || skip "guest asm-$ARCH not built (no cross compiler)"
+use_guest asm "$ARCH"
 
 T="$WORK/t.qtr"
 "$QTRACE" record -e 'vcpu_*,tb_trans,exec_tb,exec_insn,mem_access' \

@@ -6,10 +6,7 @@
 # recorded in the same run.
 ARCH=$1
 . "$(dirname "$0")/lib.sh"
-need_qemu "$ARCH"
-GUEST="$GUESTS/asm-$ARCH"
-EXPECT="$GUESTS/asm-$ARCH.expect"
-[ -x "$GUEST" ] || skip "guest asm-$ARCH not built (no cross compiler)"
+use_guest asm "$ARCH"
 
 T="$WORK/t.qtr"
 LOG="$WORK/exec.log"

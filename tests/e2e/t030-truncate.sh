@@ -6,9 +6,7 @@
 # chunk is reported with the chunk's number and offset.
 ARCH=$1
 . "$(dirname "$0")/lib.sh"
-need_qemu "$ARCH"
-GUEST="$GUESTS/demo-$ARCH"
-[ -x "$GUEST" ] || skip "guest demo-$ARCH not built (no static libc)"
+use_guest demo "$ARCH"
 
 T="$WORK/t.qtr"
 # Small chunks give many cut points between and inside chunks.

@@ -5,9 +5,7 @@
 # with its own executed blocks, and the trace ends complete.
 ARCH=$1
 . "$(dirname "$0")/lib.sh"
-need_qemu "$ARCH"
-GUEST="$GUESTS/threads-$ARCH"
-[ -x "$GUEST" ] || skip "guest threads-$ARCH not built (no static libc)"
+use_guest threads "$ARCH"
 
 T="$WORK/t.qtr"
 "$QTRACE" record -e 'vcpu_*,tb_trans,exec_tb' -o "$T" -- "$GUEST" \

@@ -5,10 +5,7 @@
 # range=, afilter= and ifilter= select exactly what they say.
 ARCH=aarch64
 . "$(dirname "$0")/lib.sh"
-need_qemu "$ARCH"
-GUEST="$GUESTS/asm-$ARCH"
-EXPECT="$GUESTS/asm-$ARCH.expect"
-[ -x "$GUEST" ] || skip "guest asm-$ARCH not built (no cross compiler)"
+use_guest asm "$ARCH"
 
 # run_plugin OPTS: qemu with the plugin; stderr in $WORK/err.
 run_plugin() {
