@@ -105,6 +105,9 @@ static void recycle_locked(struct chunk *c)
 
 void writer_chunk_put(struct chunk *c)
 {
+    if (!w.started) {
+        return;         /* a forked child: see writer_after_fork_child */
+    }
     pthread_mutex_lock(&w.lock);
     if (c->len == 0) {
         recycle_locked(c);
@@ -127,6 +130,9 @@ void *writer_trans_reserve(uint32_t size)
     struct chunk *c;
     void *p;
 
+    if (!w.started) {
+        return NULL;
+    }
     pthread_mutex_lock(&w.trans_lock);
     c = w.trans;
     if (c && c->len + size > c->cap) {
@@ -255,6 +261,24 @@ static void flush_trans(void)
     }
 }
 
+/*
+ * A guest fork() copies QEMU without the writer thread, with the locks in
+ * whatever state other threads left them. The child must neither wait for
+ * a writer that does not exist nor share the parent's file: it records
+ * nothing (its records count as lost) and its exit does not close sinks.
+ */
+static void writer_after_fork_child(void)
+{
+    pthread_mutex_init(&w.lock, NULL);
+    pthread_mutex_init(&w.trans_lock, NULL);
+    pthread_cond_init(&w.work, NULL);
+    pthread_cond_init(&w.freed, NULL);
+    atomic_store(&w.stopping, true);
+    w.stop_thread = true;
+    w.started = false;
+    w.n_sinks = 0;
+}
+
 static void *writer_main(void *arg)
 {
     (void)arg;
@@ -297,6 +321,7 @@ int writer_start(const struct writer_cfg *cfg, struct sink **sinks,
     w.max_alloc = cfg->buffer_bytes / cfg->chunk_bytes;
     w.sinks = sinks;
     w.n_sinks = n_sinks;
+    pthread_atfork(NULL, NULL, writer_after_fork_child);
     ret = pthread_create(&w.thread, NULL, writer_main, NULL);
     if (ret != 0) {
         qtrace_err_set(err, "writer thread: %s", strerror(ret));
@@ -321,6 +346,8 @@ void writer_stop(const char *exit_reason)
     pthread_cond_broadcast(&w.freed);
     pthread_mutex_unlock(&w.lock);
     pthread_join(w.thread, NULL);
+    /* Chunks a still-running vCPU queued after the thread's last look. */
+    writer_main(NULL);
     w.started = false;
 
     snprintf(end, sizeof(end),

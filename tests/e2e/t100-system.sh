@@ -62,21 +62,27 @@ run_qemu() {
     shift 2
     qemu_exec "$@" > /dev/null 2> "$errfile" &
     pid=$!
+    # The watchdog sleeps a second at a time so that, killed, it leaves
+    # no long sleep behind.
     (
-        if [ "$term_after" -gt 0 ]; then
-            sleep "$term_after"
-            kill -TERM "$pid"
-        fi
-        sleep "$EXIT_SECONDS"
+        t=0
+        while [ "$t" -lt $((term_after + EXIT_SECONDS)) ]; do
+            sleep 1
+            t=$((t + 1))
+            if [ "$t" -eq "$term_after" ]; then
+                kill -TERM "$pid"
+            fi
+        done
         kill -KILL "$pid"
     ) > /dev/null 2>&1 &
     dog=$!
     wait "$pid"
     status=$?
     kill "$dog" 2> /dev/null
-    if [ "$status" -eq 137 ]; then
-        echo "    QEMU was still running $EXIT_SECONDS s after SIGTERM;" \
-             "killed"
+    if [ "$status" -eq 137 ] && [ "$term_after" -gt 0 ]; then
+        echo "    QEMU still ran $EXIT_SECONDS s after SIGTERM: killed"
+    elif [ "$status" -eq 137 ]; then
+        echo "    QEMU still ran after $EXIT_SECONDS s: killed"
     fi
 }
 
@@ -87,8 +93,9 @@ info_get() {
 
 # boot TAG TRACE ARGS...: the BIOS under the plugin until SIGTERM; checks
 # QEMU's side (exit status, the signal seen) and that the trace reads.
-# Leaves `qtrace info` output in $WORK/TAG.info. (Variables are b_*: sh
-# has no locals.)
+# Leaves `qtrace info --per-cpu` output in $WORK/TAG.info; fails (status
+# 1) when there is no trace to look at. (Variables are b_*: sh has no
+# locals.)
 boot() {
     b_tag=$1
     b_trace=$2
@@ -100,6 +107,11 @@ boot() {
     check_eq "$b_tag: QEMU exit status after SIGTERM" 0 "$status"
     check_grep "$b_tag: QEMU saw the SIGTERM" "terminating on signal 15" \
         "$WORK/$b_tag.err"
+    if [ ! -s "$b_trace" ]; then
+        fail "$b_tag: no trace written"
+        sed 's/^/    /' "$WORK/$b_tag.err"
+        return 1
+    fi
     "$QTRACE" dump "$b_trace" > /dev/null 2> "$WORK/$b_tag.dump.err"
     b_st=$?
     check_eq "$b_tag: qtrace dump status" 0 "$b_st"
@@ -114,70 +126,79 @@ boot() {
              "finish the trace on SIGTERM"
     fi
     check_eq "$b_tag: records lost" 0 "$(info_get "$WORK/$b_tag.info" lost)"
-    check_eq "$b_tag: records in END = records read" \
-        "$(info_get "$WORK/$b_tag.info" records)" \
-        "$(info_get "$WORK/$b_tag.info" total)"
+    b_total=$(info_get "$WORK/$b_tag.info" total)
+    check_eq "$b_tag: records in END = records read" "${b_total:-?}" \
+        "$(info_get "$WORK/$b_tag.info" records)"
 }
 
-# check_part TAG API_RE: one QEMU, one vCPU then two, then a bad option.
-check_part() {
-    tag=$1
-    api_re=$2
-    version=$("$QEMU_BIN" --version 2> /dev/null |
-              sed -n '1s/^QEMU emulator version //p')
-    echo "== $tag: $QEMU_BIN ($version)"
-    T="$WORK/$tag.qtr"
-
-    boot "$tag" "$T"
-    info="$WORK/$tag.info"
-    check_eq "$tag: mode" system "$(info_get "$info" mode)"
-    check_eq "$tag: arch" x86_64 "$(info_get "$info" arch)"
-    check_eq "$tag: qemu" "$version" "$(info_get "$info" qemu)"
+# check_one TAG API_RE VERSION: one vCPU; the header, the reset vector
+# first, thousands of blocks.
+check_one() {
+    T="$WORK/$1.qtr"
+    info="$WORK/$1.info"
+    boot "$1" "$T" || return
+    check_eq "$1: mode" system "$(info_get "$info" mode)"
+    check_eq "$1: arch" x86_64 "$(info_get "$info" arch)"
+    check_eq "$1: qemu" "$3" "$(info_get "$info" qemu)"
     api=$(info_get "$info" plugin_api)
-    if echo "$api" | grep -Eq "^($api_re)\$"; then
-        pass "$tag: plugin_api $api"
+    if echo "$api" | grep -Eq "^($2)\$"; then
+        pass "$1: plugin_api $api"
     else
-        fail "$tag: plugin_api: expected $api_re, got '$api'"
+        fail "$1: plugin_api: expected $2, got '$api'"
     fi
-    first=$("$QTRACE" dump -e exec_tb "$T" 2> /dev/null |
-            awk '$1 == 0 { print $5; exit }')
-    check_eq "$tag: first block of vCPU 0 (reset vector)" \
-        "$RESET_VECTOR" "$first"
-    n=$(info_count "$T" exec_tb)
-    if [ "$n" -ge 1000 ]; then
-        pass "$tag: $n exec_tb records"
-    else
-        fail "$tag: only $n exec_tb records in $RUN_SECONDS s of BIOS"
-    fi
-    check_eq "$tag: first translated block" "$RESET_VECTOR" \
+    check_eq "$1: first block of vCPU 0 (reset vector)" "$RESET_VECTOR" \
+        "$("$QTRACE" dump -e exec_tb "$T" 2> /dev/null |
+           awk '$1 == 0 { print $5; exit }')"
+    check_eq "$1: first translated block" "$RESET_VECTOR" \
         "$("$QTRACE" dump -e tb_trans "$T" 2> /dev/null |
            awk '{ print $5; exit }')"
+    n=$(info_count "$T" exec_tb)
+    if [ "$n" -ge 1000 ]; then
+        pass "$1: $n exec_tb records"
+    else
+        fail "$1: only $n exec_tb records in $RUN_SECONDS s of BIOS"
+    fi
     rm -f "$T"
+}
 
-    # Two vCPUs: the BIOS wakes the second one to count it, so both
-    # streams start with vcpu_init and both execute blocks.
-    boot "$tag-smp2" "$T" -smp 2
-    info="$WORK/$tag-smp2.info"
-    check_eq "$tag-smp2: vCPUs with vcpu_init" "0 1" \
+# check_smp2 TAG: two vCPUs. The BIOS wakes the second one to count it,
+# so both streams start with vcpu_init and both execute blocks.
+check_smp2() {
+    T="$WORK/$1.qtr"
+    info="$WORK/$1.info"
+    boot "$1" "$T" -smp 2 || return
+    check_eq "$1: vCPUs with vcpu_init" "0 1" \
         "$("$QTRACE" dump -e vcpu_init "$T" 2> /dev/null |
            awk '{ print $1 }' | sort -u | tr '\n' ' ' | sed 's/ $//')"
-    check_eq "$tag-smp2: vCPU streams" 2 \
+    check_eq "$1: vCPU streams" 2 \
         "$(grep -Ec '^vcpu [0-9]+ stream [0-9]+: .*vcpu_init=1' "$info")"
-    check_grep "$tag-smp2: vCPU 1 executes blocks" \
+    check_grep "$1: vCPU 1 executes blocks" \
         '^vcpu 1 stream [0-9]+: .*exec_tb=[1-9]' "$info"
     rm -f "$T"
+}
 
-    # A bad option fails the load with one line of ours; QEMU adds its own.
-    run_qemu 0 "$WORK/$tag.bad.err" -plugin "$QTRACE_PLUGIN,bogus=1"
+# check_bad_option TAG: an unknown option fails the load with one line of
+# ours (QEMU adds its own "Could not load plugin" line).
+check_bad_option() {
+    run_qemu 0 "$WORK/$1.err" -plugin "$QTRACE_PLUGIN,bogus=1"
     if [ "$status" -ne 0 ] && [ "$status" -ne 137 ]; then
-        pass "$tag: bogus=1 fails the load (status $status)"
+        pass "$1: fails the load (status $status)"
     else
-        fail "$tag: bogus=1: status $status"
+        fail "$1: status $status"
     fi
-    check_grep "$tag: bogus=1 message" '^qtrace: bogus=1: unknown option' \
-        "$WORK/$tag.bad.err"
-    check_eq "$tag: bogus=1 message lines" 1 \
-        "$(grep -c '^qtrace:' "$WORK/$tag.bad.err")"
+    check_grep "$1: message" '^qtrace: bogus=1: unknown option' \
+        "$WORK/$1.err"
+    check_eq "$1: message lines" 1 "$(grep -c '^qtrace:' "$WORK/$1.err")"
+}
+
+# check_part TAG API_RE: every check on the QEMU of use_qemu.
+check_part() {
+    version=$("$QEMU_BIN" --version 2> /dev/null |
+              sed -n '1s/^QEMU emulator version //p')
+    echo "== $1: $QEMU_BIN ($version)"
+    check_one "$1" "$2" "$version"
+    check_smp2 "$1-smp2"
+    check_bad_option "$1-bogus"
 }
 
 ran=0
