@@ -1,14 +1,15 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Fetch qemu-system-x86_64 10.0 from Debian bookworm-backports and unpack it
-# under DESTDIR/root, with a private apt configuration: the system's apt
-# sources and dpkg state are neither read for sources nor written.
-# Usage: fetch-qemu10.sh DESTDIR. Runs as root or as a normal user.
+# Fetch qemu-system-x86_64 10.0 (plugin API 4) from Debian
+# bookworm-backports and unpack it under DESTDIR/root, so the plugin can be
+# tested on it beside bookworm's 7.2. apt runs with its own sources list,
+# lists and cache under DESTDIR: /etc/apt and the dpkg database stay
+# untouched, and a normal user can run it. Usage: fetch-qemu10.sh DESTDIR.
 #
-# Result: DESTDIR/root/usr/bin/qemu-system-x86_64 (API 4), to be run with
+# Run the result as DESTDIR/root/usr/bin/qemu-system-x86_64
 #   -L DESTDIR/root/usr/share/qemu -L DESTDIR/root/usr/share/seabios
-# so it takes its own ROMs and BIOS rather than the system's 7.2 ones.
-# Its shared libraries all come from bookworm itself.
+# or it looks for its ROMs and BIOS in the system's (7.2) directories,
+# which it has compiled in. Its shared libraries are bookworm's own.
 set -u
 
 SUITE=bookworm-backports
@@ -23,7 +24,9 @@ die() {
     exit 1
 }
 
-[ $# -eq 1 ] && [ -n "$1" ] || die "usage: fetch-qemu10.sh DESTDIR"
+if [ $# -ne 1 ] || [ -z "$1" ]; then
+    die "usage: fetch-qemu10.sh DESTDIR"
+fi
 mkdir -p "$1" 2>/dev/null || die "cannot create $1 (permission?)"
 DEST=$(cd "$1" && pwd) || die "cannot enter $1"
 BIN=$DEST/root/usr/bin/qemu-system-x86_64
@@ -47,10 +50,11 @@ done
 
 APT=$DEST/apt
 LOG=$APT/log
-mkdir -p "$APT/etc/sources.list.d" "$APT/etc/preferences.d" \
-    "$APT/lists/partial" "$APT/cache/archives/partial" "$APT/state" \
-    "$APT/debs" 2>/dev/null && [ -w "$APT/lists" ] ||
+if ! mkdir -p "$APT/etc/sources.list.d" "$APT/etc/preferences.d" \
+        "$APT/lists/partial" "$APT/cache/archives/partial" "$APT/state" \
+        "$APT/debs" 2>/dev/null || [ ! -w "$APT/lists" ]; then
     die "$APT is not writable by $(id -un): choose a DESTDIR you own"
+fi
 echo "deb [signed-by=$KEYRING] $MIRROR $SUITE main" > "$APT/etc/sources.list"
 
 # Every apt path that could point into the system is redirected here;
@@ -103,14 +107,15 @@ missing=$(ldd "$DEST/root.new/usr/bin/qemu-system-x86_64" 2>&1 |
           sed -n 's/^[[:space:]]*\([^ ]*\) => not found.*/\1/p' |
           tr '\n' ' ')
 [ -z "$missing" ] ||
-    die "host libraries missing for QEMU 10.0: $missing(apt-get install" \
-        "qemu-system-x86 pulls them in)"
+    die "host libraries missing for QEMU 10.0: $missing(install them" \
+        "from bookworm; its qemu-system-x86 pulls them in)"
 is_qemu10 "$DEST/root.new/usr/bin/qemu-system-x86_64" ||
     die "unpacked qemu-system-x86_64 does not run or is not 10.0.x:" \
         "$("$DEST/root.new/usr/bin/qemu-system-x86_64" --version 2>&1 |
            head -1)"
 
-rm -rf "$DEST/root" && mv "$DEST/root.new" "$DEST/root" ||
+rm -rf "$DEST/root"
+mv "$DEST/root.new" "$DEST/root" ||
     die "cannot move $DEST/root.new to $DEST/root"
 echo "fetch-qemu10: $("$BIN" --version | head -1) in $DEST/root" \
      "(use -L $DEST/root/usr/share/qemu -L $DEST/root/usr/share/seabios)"

@@ -516,6 +516,7 @@ static int open_sinks(const qemu_info_t *info, struct sink **sinks,
     }
     if (qt.opts.out) {
         sinks[*n_sinks] = sink_file_new(qt.opts.out, trace_meta,
+                                        info->system_emulation,
                                         qtrace_catalog_text, err);
         if (!sinks[*n_sinks]) {
             prefix_err(err, "out=");

@@ -34,12 +34,11 @@ static int start_file(struct sink_file *f)
     }
     ret = qtrace_writer_open_fd(&f->w, f->fd, f->base.target, f->meta(),
                                 f->catalog, &err);
+    f->fd = -1;     /* owned by the writer now, or closed by it */
     if (ret < 0) {
         sink_fail(&f->base, err.msg);
-        return ret;
     }
-    f->fd = -1;
-    return 0;
+    return ret;
 }
 
 static int file_chunk(struct sink *s, const struct chunk *c)
@@ -99,7 +98,8 @@ static const struct sink_ops sink_file_ops = {
 };
 
 struct sink *sink_file_new(const char *path, sink_meta_fn meta,
-                           const char *catalog, struct qtrace_err *err)
+                           bool meta_now, const char *catalog,
+                           struct qtrace_err *err)
 {
     struct sink_file *f = calloc(1, sizeof(*f));
 
@@ -118,5 +118,16 @@ struct sink *sink_file_new(const char *path, sink_meta_fn meta,
     f->catalog = catalog;
     f->base.ops = &sink_file_ops;
     f->base.target = strdup(path);
+    if (meta_now) {
+        int ret = qtrace_writer_open_fd(&f->w, f->fd, path, meta(), catalog,
+                                        err);
+
+        f->fd = -1;     /* owned by the writer now, or closed by it */
+        if (ret < 0) {
+            free(f->base.target);
+            free(f);
+            return NULL;
+        }
+    }
     return &f->base;
 }

@@ -38,9 +38,15 @@ struct sink {
  */
 typedef const char *(*sink_meta_fn)(void);
 
-/* Native trace file, created (and checked) now, META written later. */
+/*
+ * Native trace file, created (and checked) now. With meta_now the header
+ * and META are written at once (system mode: nothing to wait for, and a
+ * QEMU killed before its first chunk still leaves a readable file);
+ * otherwise with the first chunk.
+ */
 struct sink *sink_file_new(const char *path, sink_meta_fn meta,
-                           const char *catalog, struct qtrace_err *err);
+                           bool meta_now, const char *catalog,
+                           struct qtrace_err *err);
 /* execlog-style text; path "stderr" writes to standard error. */
 struct sink *sink_log_new(const char *path, bool system_mode,
                           struct qtrace_err *err);
