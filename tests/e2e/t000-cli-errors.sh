@@ -97,4 +97,11 @@ one_line "record non-ELF file" "^qtrace record: $WORK/text: not an ELF file\$"
 check_eq "record failed before running: no trace" no \
     "$([ -e "$WORK/t.qtr" ] && echo yes || echo no)"
 
+# An ELF for a machine qtrace does not know (e_machine at byte 18).
+cp "$QTRACE" "$WORK/alien"
+printf '\064\022' | dd of="$WORK/alien" bs=1 seek=18 conv=notrunc 2>/dev/null
+run 1 record -o "$WORK/t.qtr" -- "$WORK/alien"
+one_line "record unknown machine" \
+    "^qtrace record: $WORK/alien: unsupported architecture \\(ELF machine 4660, 64-bit little-endian\\)$"
+
 finish
