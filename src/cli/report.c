@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * qtrace report: summaries of a trace, one section per option (see
+ * report.h); each section reads the trace from its start. With no section
+ * option every section is printed.
+ */
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "qtrace/reader.h"
+#include "report.h"
+
+/* The sections, in the order they print (report-<name>.c each). */
+static const struct report_section *const sections[] = {
+    NULL,
+};
+
+#define MAX_SECTIONS 16
+
+struct report_opts {
+    const char *path;               /* trace file, required */
+    bool want[MAX_SECTIONS];        /* by index in sections[] */
+    bool any;                       /* some section option was given */
+};
+
+static void print_usage(void)
+{
+    size_t i;
+
+    printf("usage: qtrace report [SECTION...] FILE\n"
+           "\n"
+           "Summaries of the trace FILE. Without a section, all of them.\n"
+           "\n"
+           "Sections:\n");
+    for (i = 0; sections[i]; i++) {
+        printf("  --%-12s %s\n", sections[i]->option, sections[i]->help);
+    }
+    printf("\n"
+           "Options:\n"
+           "  -h, --help      print this help and exit\n");
+}
+
+static int parse_opts(int argc, char **argv, struct report_opts *opts)
+{
+    struct option long_opts[MAX_SECTIONS + 2];
+    size_t i, n = 0;
+    int c, idx;
+
+    for (i = 0; sections[i] && n < MAX_SECTIONS; i++, n++) {
+        long_opts[n] = (struct option){ sections[i]->option, no_argument,
+                                        NULL, 0 };
+    }
+    long_opts[n++] = (struct option){ "help", no_argument, NULL, 'h' };
+    long_opts[n] = (struct option){ NULL, 0, NULL, 0 };
+
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "+:h", long_opts, &idx)) != -1) {
+        if (c == 0) {
+            opts->want[idx] = true;
+            opts->any = true;
+        } else if (c == 'h') {
+            print_usage();
+            return CLI_HELP;
+        } else {
+            return cli_bad_option("report", c, argv);
+        }
+    }
+    if (argc - optind != 1) {
+        return cli_usage("report", "expected one trace FILE");
+    }
+    opts->path = argv[optind];
+    return CLI_OK;
+}
+
+int cmd_report(int argc, char **argv)
+{
+    struct report_opts opts;
+    struct qtrace_reader *rd;
+    struct qtrace_err err;
+    size_t i;
+    int ret;
+
+    memset(&opts, 0, sizeof(opts));
+    ret = parse_opts(argc, argv, &opts);
+    if (ret != CLI_OK) {
+        return ret;
+    }
+    if (qtrace_reader_open(opts.path, &rd, &err) < 0) {
+        cli_error("report", "%s: %s", opts.path, err.msg);
+        return CLI_FAIL;
+    }
+    for (i = 0; sections[i] && ret == CLI_OK; i++) {
+        if (opts.any && !opts.want[i]) {
+            continue;
+        }
+        qtrace_reader_rewind(rd);
+        if (sections[i]->run(rd, stdout, &err) < 0) {
+            cli_error("report", "%s: %s", opts.path, err.msg);
+            ret = CLI_FAIL;
+        }
+    }
+    qtrace_reader_close(rd);
+    return ret;
+}

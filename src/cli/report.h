@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Sections of `qtrace report`: each a summary computed from one pass over
+ * a trace (--syscalls, --functions, ...), in a file of its own
+ * (report-<name>.c), listed in report.c's table.
+ */
+#ifndef QTRACE_CLI_REPORT_H
+#define QTRACE_CLI_REPORT_H
+
+#include <stdio.h>
+
+#include "qtrace/err.h"
+#include "qtrace/reader.h"
+
+struct report_section {
+    const char *option;             /* long option, e.g. "syscalls" */
+    const char *help;               /* one line for --help */
+    /*
+     * Read the trace from its start and print the section on out.
+     * Returns 0, or -errno with err filled (a trace that stops early
+     * still prints what was read, then returns the error).
+     */
+    int (*run)(struct qtrace_reader *rd, FILE *out, struct qtrace_err *err);
+};
+
+#endif /* QTRACE_CLI_REPORT_H */

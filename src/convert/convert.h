@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Converters from the native format to foreign ones: one file per format,
+ * each filling one struct conv_ops. `qtrace convert --to NAME` walks the
+ * trace once with the reader and hands every record to the format, in
+ * file order. Converters run in the CLI process, single-threaded.
+ */
+#ifndef QTRACE_CONVERT_H
+#define QTRACE_CONVERT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "qtrace/err.h"
+#include "qtrace/reader.h"
+
+struct conv;
+
+struct conv_ops {
+    const char *name;               /* --to NAME */
+    const char *summary;            /* one line for --help */
+    size_t priv_size;               /* bytes of state, zeroed, in cv->priv */
+    /*
+     * Create the output (a file or a directory, as the format wants).
+     * Returns 0 or -errno with err naming the output and the reason.
+     */
+    int (*begin)(struct conv *cv, const char *out, struct qtrace_err *err);
+    /* One record, in file order. */
+    int (*record)(struct conv *cv, const struct qtrace_record *rec,
+                  struct qtrace_err *err);
+    /*
+     * Finish the output. complete is false when the trace stopped early:
+     * write what was read, then the caller reports why.
+     */
+    int (*end)(struct conv *cv, bool complete, struct qtrace_err *err);
+};
+
+struct conv {
+    const struct conv_ops *ops;
+    struct qtrace_reader *rd;       /* the trace being converted */
+    const char *trace_path;
+    void *priv;                     /* ops->priv_size bytes */
+};
+
+/* The formats, NULL-terminated (src/convert/formats.c). */
+extern const struct conv_ops *const conv_formats[];
+
+/* Format by name, or NULL. */
+const struct conv_ops *conv_find(const char *name);
+
+#endif /* QTRACE_CONVERT_H */
