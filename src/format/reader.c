@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "chunk.h"
+#include "etrace.h"
 #include "qtrace/reader.h"
 
 #define CHUNK_HDR_SIZE ((uint32_t)sizeof(struct qtrace_chunk_hdr))
@@ -81,6 +82,7 @@ struct qtrace_reader {
     enum reader_state state;
     int stop_ret;                   /* -errno of the failure */
     char stop_msg[sizeof(((struct qtrace_err *)0)->msg)];
+    struct etrace_dec *etr;         /* an etrace file (etrace.c), or NULL */
 };
 
 static inline uint16_t load16(const uint8_t *p)
@@ -427,11 +429,51 @@ static inline int take_record(struct qtrace_reader *rd,
     return 1;
 }
 
+/*
+ * An etrace file: the decoder turns its records into native ones; a clean
+ * end of the stream counts as its END (etrace has none).
+ */
+static int next_etrace(struct qtrace_reader *rd, struct qtrace_record *rec,
+                       struct qtrace_err *err)
+{
+    struct etrace_rec er;
+    struct qtrace_err why;
+    int ret;
+
+    if (rd->state == RD_FAILED) {
+        qtrace_err_set(err, "%s", rd->stop_msg);
+        return rd->stop_ret;
+    }
+    if (rd->state != RD_READING) {
+        return 0;
+    }
+    ret = etrace_dec_next(rd->etr, &er, &why);
+    if (ret < 0) {
+        return stop(rd, ret, err, "%s", why.msg);
+    }
+    if (ret == 0) {
+        rd->state = RD_END;
+        rd->has_end = true;
+        return 0;
+    }
+    rec->ev = rd->info[er.id].ev;
+    rec->data = er.data;
+    rec->size = er.size;
+    rec->vcpu = er.unit;
+    rec->stream = 0;
+    rec->time = er.time;
+    rec->chunk_seq = er.index;
+    return 1;
+}
+
 int qtrace_reader_next(struct qtrace_reader *rd, struct qtrace_record *rec,
                        struct qtrace_err *err)
 {
     int ret;
 
+    if (rd->etr) {
+        return next_etrace(rd, rec, err);
+    }
     for (;;) {
         if (rd->rec < rd->rec_end) {
             return take_record(rd, rec, err);
@@ -460,6 +502,9 @@ void qtrace_reader_rewind(struct qtrace_reader *rd)
     rd->state = RD_READING;
     rd->stop_ret = 0;
     rd->stop_msg[0] = '\0';
+    if (rd->etr) {
+        etrace_dec_rewind(rd->etr);
+    }
 }
 
 /* ---- open and META ---- */
@@ -617,6 +662,28 @@ static int read_head(struct qtrace_reader *rd, struct qtrace_err *err)
     return 0;
 }
 
+/*
+ * An etrace file, recognised by its first record: its META text (keys
+ * and catalog) comes from the decoder, its records from etrace_dec_next.
+ */
+static int open_etrace(struct qtrace_reader *rd, struct qtrace_err *err)
+{
+    char *meta;
+    int ret = etrace_dec_new(&rd->etr, rd->map, rd->size, &meta, err);
+
+    if (ret < 0) {
+        return ret;
+    }
+    ret = parse_meta(rd, (const uint8_t *)meta, (uint32_t)strlen(meta), err);
+    free(meta);
+    if (ret < 0) {
+        return ret;
+    }
+    etrace_dec_set_catalog(rd->etr, &rd->cat);
+    qtrace_reader_rewind(rd);
+    return 0;
+}
+
 /* Map path read-only; a regular file is required (mmap). */
 static int map_file(struct qtrace_reader *rd, const char *path,
                     struct qtrace_err *err)
@@ -662,7 +729,9 @@ int qtrace_reader_open(const char *path, struct qtrace_reader **out,
         return -ENOMEM;
     }
     ret = map_file(rd, path, err);
-    if (ret == 0) {
+    if (ret == 0 && etrace_is_etrace(rd->map, rd->size)) {
+        ret = open_etrace(rd, err);
+    } else if (ret == 0) {
         ret = read_head(rd, err);
     }
     if (ret < 0) {
@@ -681,6 +750,7 @@ void qtrace_reader_close(struct qtrace_reader *rd)
     if (rd->map) {
         munmap((void *)rd->map, rd->size);
     }
+    etrace_dec_free(rd->etr);
     qtrace_catalog_fini(&rd->cat);
     free(rd->info);
     kv_fini(&rd->meta);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../format/etrace.h"
 #include "options.h"
 
 #define CHUNK_MIN (64u << 10)     /* holds the largest record */
@@ -114,6 +115,58 @@ static int parse_buffer(struct options *opts, const char *value,
                       &opts->buffer_bytes, err);
 }
 
+static int parse_etrace(struct options *opts, const char *value,
+                        struct qtrace_err *err)
+{
+    return replace_string(&opts->etrace, value, err);
+}
+
+static int parse_etrace_flags(struct options *opts, const char *value,
+                              struct qtrace_err *err)
+{
+    return etrace_flags_parse(value, &opts->etrace_flags, err);
+}
+
+static int parse_etrace_peer_lost(struct options *opts, const char *value,
+                                  struct qtrace_err *err)
+{
+    if (strcmp(value, "stop") != 0 && strcmp(value, "continue") != 0) {
+        qtrace_err_set(err, "expected stop or continue");
+        return -EINVAL;
+    }
+    opts->etrace_stop = strcmp(value, "stop") == 0;
+    return 0;
+}
+
+/* Whole seconds from min to a day. */
+static int parse_seconds(const char *value, int min, int *out,
+                         struct qtrace_err *err)
+{
+    char *end;
+    long n;
+
+    errno = 0;
+    n = strtol(value, &end, 10);
+    if (end == value || *end || errno || n < min || n > 86400) {
+        qtrace_err_set(err, "expected seconds from %d to 86400", min);
+        return -EINVAL;
+    }
+    *out = (int)n;
+    return 0;
+}
+
+static int parse_etrace_wait(struct options *opts, const char *value,
+                             struct qtrace_err *err)
+{
+    return parse_seconds(value, 0, &opts->etrace_wait_s, err);
+}
+
+static int parse_etrace_stall(struct options *opts, const char *value,
+                              struct qtrace_err *err)
+{
+    return parse_seconds(value, 1, &opts->etrace_stall_s, err);
+}
+
 static const struct option_desc option_table[] = {
     { "out", parse_out, "FILE       native trace file (default qtrace.qtr)" },
     { "events", parse_events,
@@ -130,6 +183,18 @@ static const struct option_desc option_table[] = {
     { "buffer", parse_buffer,
       "SIZE       all buffers together (default 64M); a full buffer "
       "makes the vCPU wait" },
+    { "etrace", parse_etrace,
+      "PATH       Xilinx etrace to PATH, or unix:PATH for a socket peer" },
+    { "etrace-flags", parse_etrace_flags,
+      "LIST       none, exec, disas, mem, cpu, gpio, all (default exec)" },
+    { "etrace-peer-lost", parse_etrace_peer_lost,
+      "continue|stop  a lost socket peer stops etrace only (default) "
+      "or QEMU" },
+    { "etrace-wait", parse_etrace_wait,
+      "SECONDS    wait for a socket peer to connect (default 0: forever)" },
+    { "etrace-stall", parse_etrace_stall,
+      "SECONDS    drop a socket peer that takes no data this long "
+      "(default 10)" },
 };
 
 void options_init(struct options *opts, const struct qtrace_catalog *cat)
@@ -139,14 +204,17 @@ void options_init(struct options *opts, const struct qtrace_catalog *cat)
     filter_init(&opts->filter);
     opts->chunk_bytes = 256u << 10;
     opts->buffer_bytes = 64u << 20;
+    opts->etrace_flags = ETRACE_F_EXEC;
+    opts->etrace_stall_s = 10;
 }
 
 void options_fini(struct options *opts)
 {
     free(opts->out);
     free(opts->log);
+    free(opts->etrace);
     filter_fini(&opts->filter);
-    opts->out = opts->log = NULL;
+    opts->out = opts->log = opts->etrace = NULL;
 }
 
 static const struct option_desc *find_option(const char *key, size_t len)
@@ -165,7 +233,7 @@ static const struct option_desc *find_option(const char *key, size_t len)
 /* "out, events, ..." for error messages. */
 static const char *option_keys(void)
 {
-    static char keys[256];
+    static char keys[512];
     size_t i, used = 0;
 
     if (keys[0]) {
@@ -232,7 +300,7 @@ int options_parse(struct options *opts, int argc, char **argv,
 
 const char *options_help(void)
 {
-    static char help[2048];
+    static char help[4096];
     size_t i, used = 0;
 
     if (help[0]) {

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "evsel.h"
 #include "filter.h"
@@ -21,6 +22,11 @@ struct options {
     size_t chunk_bytes;         /* chunk=: per-vCPU buffer size */
     size_t buffer_bytes;        /* buffer=: all buffers together */
     bool events_given;          /* events= appeared */
+    char *etrace;               /* etrace=: PATH or unix:PATH, NULL = none */
+    uint32_t etrace_flags;      /* etrace-flags= (ETRACE_F_*), default exec */
+    bool etrace_stop;           /* etrace-peer-lost=stop */
+    int etrace_wait_s;          /* etrace-wait=: 0 = forever */
+    int etrace_stall_s;         /* etrace-stall= */
 };
 
 /* Defaults; cat must outlive opts. */

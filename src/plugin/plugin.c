@@ -16,6 +16,7 @@
 #include "qtrace/arch.h"
 #include "qtrace/catalog.h"
 #include "../format/chunk.h"
+#include "../format/etrace.h"
 #include "../qemu/qemu-compat.h"
 #include "options.h"
 #include "sink.h"
@@ -479,6 +480,31 @@ static const char *trace_meta(void)
     return meta;
 }
 
+/*
+ * The events the etrace sink turns into its records (docs/etrace.md);
+ * like log=, they land in out= too.
+ */
+static void choose_etrace_events(struct evsel *sel, uint32_t flags)
+{
+    if (flags & ETRACE_F_EXEC) {
+        evsel_enable(sel, QTRACE_EV_EXEC_TB);
+    }
+    if (flags & ETRACE_F_DISAS) {
+        evsel_enable(sel, QTRACE_EV_TB_TRANS);
+    }
+    /* Device accesses exist in system mode only. */
+    if ((flags & ETRACE_F_MEM) ||
+        ((flags & ETRACE_F_GPIO) && qt.system_mode)) {
+        evsel_enable(sel, QTRACE_EV_MEM_ACCESS);
+    }
+    if (flags & ETRACE_F_CPU) {
+        evsel_enable(sel, QTRACE_EV_VCPU_INIT);
+        evsel_enable(sel, QTRACE_EV_VCPU_EXIT);
+        evsel_enable(sel, QTRACE_EV_SYSCALL);
+        evsel_enable(sel, QTRACE_EV_SYSCALL_RET);
+    }
+}
+
 /* Turn the selection into the flags the callbacks test. */
 static void choose_instrumentation(void)
 {
@@ -489,6 +515,9 @@ static void choose_instrumentation(void)
         evsel_enable(sel, QTRACE_EV_EXEC_INSN);
         evsel_enable(sel, QTRACE_EV_MEM_ACCESS);
         qt.keep_disas = true;
+    }
+    if (qt.opts.etrace) {
+        choose_etrace_events(sel, qt.opts.etrace_flags);
     }
     qt.trace_tb_trans = evsel_is_enabled(sel, QTRACE_EV_TB_TRANS);
     qt.trace_exec_tb = evsel_is_enabled(sel, QTRACE_EV_EXEC_TB);
@@ -511,7 +540,7 @@ static int open_sinks(const qemu_info_t *info, struct sink **sinks,
                       size_t *n_sinks, struct qtrace_err *err)
 {
     *n_sinks = 0;
-    if (!qt.opts.out && !qt.opts.log) {
+    if (!qt.opts.out && !qt.opts.log && !qt.opts.etrace) {
         qt.opts.out = strdup("qtrace.qtr");
     }
     if (qt.opts.out) {
@@ -529,6 +558,21 @@ static int open_sinks(const qemu_info_t *info, struct sink **sinks,
                                        err);
         if (!sinks[*n_sinks]) {
             prefix_err(err, "log=");
+            return -1;
+        }
+        (*n_sinks)++;
+    }
+    if (qt.opts.etrace) {
+        struct sink_etrace_cfg ecfg = {
+            .target = qt.opts.etrace, .arch = qt.target,
+            .flags = qt.opts.etrace_flags, .stop_on_loss = qt.opts.etrace_stop,
+            .wait_s = qt.opts.etrace_wait_s,
+            .stall_s = qt.opts.etrace_stall_s,
+        };
+
+        sinks[*n_sinks] = sink_etrace_new(&ecfg, err);
+        if (!sinks[*n_sinks]) {
+            prefix_err(err, "etrace=");
             return -1;
         }
         (*n_sinks)++;

@@ -51,6 +51,18 @@ struct sink *sink_file_new(const char *path, sink_meta_fn meta,
 struct sink *sink_log_new(const char *path, bool system_mode,
                           struct qtrace_err *err);
 
+/* etrace=: Xilinx etrace to a file or, as "unix:PATH", a socket peer. */
+struct sink_etrace_cfg {
+    const char *target;             /* PATH or unix:PATH */
+    const char *arch;               /* QEMU target name of the guest */
+    uint32_t flags;                 /* etrace-flags= (ETRACE_F_*) */
+    bool stop_on_loss;              /* etrace-peer-lost=stop */
+    int wait_s;                     /* etrace-wait=: 0 waits forever */
+    int stall_s;                    /* etrace-stall= */
+};
+struct sink *sink_etrace_new(const struct sink_etrace_cfg *cfg,
+                             struct qtrace_err *err);
+
 /* Report a sink failure once, from the writer thread. */
 void sink_fail(struct sink *s, const char *why);
 

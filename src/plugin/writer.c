@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "qtrace/format.h"
 #include "sink.h"
@@ -331,6 +332,40 @@ int writer_start(const struct writer_cfg *cfg, struct sink **sinks,
     return 0;
 }
 
+/* The END text: totals so far and why the trace ends. */
+static void fmt_end(char *end, size_t len, const char *exit_reason)
+{
+    snprintf(end, len,
+             "records=%" PRIu64 "\nchunks=%" PRIu64 "\nbytes=%" PRIu64
+             "\nlost=%" PRIu64 "\nexit=%s\n",
+             w.records, w.chunks, w.bytes,
+             (uint64_t)atomic_load(&w.lost_records), exit_reason);
+}
+
+void writer_abort(struct sink *failed, const char *why,
+                  const char *exit_reason)
+{
+    char end[512];
+    size_t i;
+
+    fprintf(stderr, "qtrace: %s=%s: %s\n", failed->ops->kind,
+            failed->target ? failed->target : "?", why);
+    failed->failed = true;
+    fmt_end(end, sizeof(end), exit_reason);
+    for (i = 0; i < w.n_sinks; i++) {
+        struct sink *s = w.sinks[i];
+
+        if (s && s != failed && !s->failed) {
+            s->ops->close(s, end);
+        }
+    }
+    /*
+     * vCPU threads are running guest code: exit() would run QEMU's
+     * atexit handlers under their feet. The trace files are closed.
+     */
+    _exit(1);
+}
+
 void writer_stop(const char *exit_reason)
 {
     char end[512];
@@ -350,14 +385,12 @@ void writer_stop(const char *exit_reason)
     writer_main(NULL);
     w.started = false;
 
-    snprintf(end, sizeof(end),
-             "records=%" PRIu64 "\nchunks=%" PRIu64 "\nbytes=%" PRIu64
-             "\nlost=%" PRIu64 "\nexit=%s\n",
-             w.records, w.chunks, w.bytes,
-             (uint64_t)atomic_load(&w.lost_records), exit_reason);
+    fmt_end(end, sizeof(end), exit_reason);
     for (i = 0; i < w.n_sinks; i++) {
         struct sink *s = w.sinks[i];
 
+        /* Gone from the table: a writer_abort from close skips it. */
+        w.sinks[i] = NULL;
         s->ops->close(s, end);
         s->ops->free(s);
     }

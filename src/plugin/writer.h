@@ -51,4 +51,12 @@ void writer_count_lost(uint32_t records);
  */
 void writer_stop(const char *exit_reason);
 
+/*
+ * From the writer thread, for a sink whose loss must stop QEMU
+ * (etrace-peer-lost=stop): print "qtrace: KIND=TARGET: WHY", close the
+ * other sinks (their END says exit=EXIT_REASON) and end QEMU, status 1.
+ */
+void writer_abort(struct sink *failed, const char *why,
+                  const char *exit_reason) __attribute__((noreturn));
+
 #endif /* QTRACE_PLUGIN_WRITER_H */
