@@ -18,6 +18,7 @@
 #include "disasm.h"
 #include "event-filter.h"
 #include "qtrace/reader.h"
+#include "qtrace/syscall.h"
 
 /* Check for a failed stdout (full disk) this often, in records. */
 #define WRITE_CHECK_EVERY 4096u
@@ -49,6 +50,10 @@ struct arg_map {
     int tt_pc, tt_tb, tt_n_insns, tt_code;
     const struct qtrace_event_desc *exec_insn;  /* NULL if absent */
     int ei_pc, ei_tb, ei_idx;
+    const struct qtrace_event_desc *sys;        /* syscall, or NULL */
+    int sys_num;
+    const struct qtrace_event_desc *sys_ret;    /* syscall_ret, or NULL */
+    int sr_num, sr_ret;
 };
 
 struct dump {
@@ -58,6 +63,7 @@ struct dump {
     struct arg_map args;
     const char *arch;               /* META "arch", or "unknown" */
     struct disasm *dis;             /* NULL: no disassembler for arch */
+    const struct qtrace_syscall_table *syscalls;    /* NULL: no names */
     GHashTable *blocks;             /* tb id -> struct block */
     char *fmt_buf;                  /* formatted arguments of a record */
     size_t fmt_len;
@@ -145,6 +151,27 @@ static int find_arg(const struct qtrace_event_desc *ev, const char *name)
     return -1;
 }
 
+/* syscall and syscall_ret, named in the dump when the arch is known. */
+static void map_syscall_args(struct arg_map *m,
+                             const struct qtrace_catalog *cat)
+{
+    m->sys = qtrace_catalog_find(cat, "syscall");
+    if (m->sys) {
+        m->sys_num = find_arg(m->sys, "num");
+        if (m->sys_num < 0) {
+            m->sys = NULL;
+        }
+    }
+    m->sys_ret = qtrace_catalog_find(cat, "syscall_ret");
+    if (m->sys_ret) {
+        m->sr_num = find_arg(m->sys_ret, "num");
+        m->sr_ret = find_arg(m->sys_ret, "ret");
+        if (m->sr_num < 0 || m->sr_ret < 0) {
+            m->sys_ret = NULL;
+        }
+    }
+}
+
 /*
  * Find tb_trans and exec_insn and their arguments by name, so the catalog
  * may reorder or extend them. An event lacking what dump needs is treated
@@ -174,6 +201,7 @@ static void map_args(struct arg_map *m, const struct qtrace_catalog *cat)
             m->exec_insn = NULL;
         }
     }
+    map_syscall_args(m, cat);
 }
 
 static void free_block(void *p)
@@ -313,6 +341,32 @@ static const char *fmt_args(struct dump *d, const struct qtrace_record *rec)
     return n > 0 ? d->fmt_buf : "";
 }
 
+/*
+ * " | NAME" after a syscall, and " | NAME (ENAME)" after a failed return:
+ * the four architectures with a table share Linux's generic errno values,
+ * which are the host's.
+ */
+static void print_syscall(const struct dump *d,
+                          const struct qtrace_record *rec)
+{
+    const struct arg_map *m = &d->args;
+    bool is_ret = rec->ev == m->sys_ret;
+    int64_t num = qtrace_record_i64(rec, (unsigned)(is_ret ? m->sr_num :
+                                                    m->sys_num));
+    const char *name = qtrace_syscall_name(d->syscalls, num);
+    int64_t ret;
+    const char *ename;
+
+    printf(" | %s", name ? name : "?");
+    if (is_ret) {
+        ret = qtrace_record_i64(rec, (unsigned)m->sr_ret);
+        ename = ret < 0 && ret >= -4095 ? strerrorname_np((int)-ret) : NULL;
+        if (ename) {
+            printf(" (%s)", ename);
+        }
+    }
+}
+
 static void print_record(struct dump *d, const struct qtrace_record *rec)
 {
     const char *args = fmt_args(d, rec);
@@ -331,6 +385,10 @@ static void print_record(struct dump *d, const struct qtrace_record *rec)
         } else {
             printf(" | (no disassembler for %s)", d->arch);
         }
+    }
+    if (d->syscalls && rec->ev &&
+        (rec->ev == d->args.sys || rec->ev == d->args.sys_ret)) {
+        print_syscall(d, rec);
     }
     putchar('\n');
 }
@@ -387,6 +445,7 @@ static int open_dump(struct dump *d, const struct dump_opts *opts)
         d->arch = "unknown";
     }
     d->dis = disasm_new(d->arch);
+    d->syscalls = qtrace_syscall_table_find(d->arch);
     d->blocks = g_hash_table_new_full(NULL, NULL, NULL, free_block);
     d->fmt_len = 256;
     d->fmt_buf = malloc(d->fmt_len);

@@ -1,0 +1,81 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Helpers of the etrace tests (sourced after lib.sh, POSIX sh + awk):
+# the test peer (etrace-peer.py, an etrace reader apart from qtrace's),
+# the merge rule of EXEC entries written from docs/etrace.md, and the
+# translation of `qtrace dump` lines of an etrace file into the peer's
+# line format, so that the two readers can be compared line by line.
+
+PEER="$(dirname "$0")/etrace-peer.py"
+command -v python3 > /dev/null 2>&1 ||
+    skip "python3 not installed (the etrace test peer is a Python script)"
+
+peer() {
+    python3 "$PEER" "$@"
+}
+
+# AWK_HEX: hex(s) turns "0x..." into a number (mawk has no strtonum).
+AWK_HEX='
+function hex(s,    i, v) {
+    v = 0
+    s = tolower(s)
+    sub(/^0x/, "", s)
+    for (i = 1; i <= length(s); i++) {
+        v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+    }
+    return v
+}'
+
+# merge_ranges: stdin "UNIT START END DURATION TIME" lines, one per
+# executed range in order; stdout the same after the etrace merge rule,
+# applied as often as it applies, per unit: a range that starts where the
+# unit's previous one ends, both within one 4 KiB page, extends it.
+merge_ranges() {
+    awk "$AWK_HEX"'
+    function page(x) { return int(x / 4096) }
+    function flush(u) {
+        if (have[u]) {
+            print u, s[u], e[u], d[u], t[u]
+            have[u] = 0
+        }
+    }
+    {
+        u = $1
+        if (have[u] && hex(e[u]) == hex($2) &&
+            page(hex(s[u])) == page(hex(e[u])) &&
+            page(hex($2)) == page(hex($3))) {
+            e[u] = $3
+            d[u] += $4
+            next
+        }
+        flush(u)
+        s[u] = $2; e[u] = $3; d[u] = $4; t[u] = $5; have[u] = 1
+    }
+    END {
+        for (u in have) {
+            flush(u)
+        }
+    }'
+}
+
+# dump_as_peer FILE: `qtrace dump` of an etrace FILE in the peer's lines.
+dump_as_peer() {
+    "$QTRACE" dump "$1" | awk '
+    function en(b) { return b ? "be" : "le" }
+    $3 == "info" { printf "INFO attr=%s version=%s\n", $5, $7 }
+    $3 == "arch" {
+        printf "ARCH guest=%s/%s/%s host=%s/%s/%s\n", $5, $7, en($9),
+               $11, $13, en($15)
+    }
+    $3 == "exec" { print "E", $1, $5, $7, $9, $2 }
+    $3 == "barrier" { print "B", $1 }
+    $3 == "tb" { print "T", $1, $5, $7, $11, $13 }
+    $3 == "note" {
+        line = $0
+        sub(/^[^ ]+ [^ ]+ note /, "", line)
+        print "N", $1, $2, line
+    }
+    $3 == "mem" {
+        print "M", $1, $2, ($11 ~ /[13579bdf]$/ ? "w" : "r"), $5, $7, $9, $13
+    }
+    $3 == "event_u64" { print "V", $1, $2, $5, $7, $9, $11, $13 }'
+}
