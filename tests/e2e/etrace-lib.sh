@@ -5,7 +5,7 @@
 # translation of `qtrace dump` lines of an etrace file into the peer's
 # line format, so that the two readers can be compared line by line.
 
-PEER="$(dirname "$0")/etrace-peer.py"
+PEER="$(cd "$(dirname "$0")" && pwd)/etrace-peer.py"
 command -v python3 > /dev/null 2>&1 ||
     skip "python3 not installed (the etrace test peer is a Python script)"
 
