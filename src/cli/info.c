@@ -198,7 +198,15 @@ static void print_shape(const struct qtrace_reader *rd,
     const char *end_records = qtrace_reader_end(rd, "records");
     const char *lost = qtrace_reader_end(rd, "lost");
 
-    printf("chunks: %" PRIu64 "\n", count_chunks(rd, c));
+    const char *format = qtrace_reader_meta(rd, "format");
+
+    /* An etrace file has records, not chunks: chunk_seq numbers them. */
+    if (format && strcmp(format, "etrace") == 0) {
+        printf("etrace_records: %" PRIu64 "\n",
+               c->total ? c->last_seq + 1 : 0);
+    } else {
+        printf("chunks: %" PRIu64 "\n", count_chunks(rd, c));
+    }
     printf("streams: %u\n", count_vcpu_streams(c));
     printf("records: %" PRIu64, c->total);
     if (end_records && strtoull(end_records, NULL, 10) != c->total) {

@@ -222,7 +222,7 @@ static const char *const generic_names[] = {
     [236] = "get_mempolicy", [237] = "set_mempolicy", [238] = "migrate_pages",
     [239] = "move_pages", [240] = "rt_tgsigqueueinfo",
     [241] = "perf_event_open", [242] = "accept4", [243] = "recvmmsg",
-    [244] = "arch_specific_syscall", [260] = "wait4", [261] = "prlimit64",
+    [260] = "wait4", [261] = "prlimit64",
     [262] = "fanotify_init", [263] = "fanotify_mark",
     [264] = "name_to_handle_at", [265] = "open_by_handle_at",
     [266] = "clock_adjtime", [267] = "syncfs", [268] = "setns",
@@ -444,7 +444,7 @@ const char *qtrace_syscall_name(const struct qtrace_syscall_table *t,
     if (!t || num < 0) {
         return NULL;
     }
-    if ((uint64_t)num < t->n_names) {
+    if ((uint64_t)num < t->n_names && t->names[num]) {
         return t->names[num];
     }
     for (i = 0; i < t->n_extras; i++) {

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -256,6 +257,21 @@ static const struct sink_ops sink_etrace_ops = {
     .free = etrace_free,
 };
 
+/*
+ * A forked guest child runs untraced (writer.c) but would hold the socket
+ * open, so that the peer would not see the end of the stream until the
+ * child exits too: the child closes it.
+ */
+static int fork_child_fd = -1;
+
+static void close_in_fork_child(void)
+{
+    if (fork_child_fd >= 0) {
+        close(fork_child_fd);
+        fork_child_fd = -1;
+    }
+}
+
 /* ---- opening: a file, or a unix socket as the original does ---- */
 
 /*
@@ -374,6 +390,10 @@ struct sink *sink_etrace_new(const struct sink_etrace_cfg *cfg,
         qtrace_err_set(err, "%s: %s", cfg->target, why.msg);
         etrace_free(&et->base);
         return NULL;
+    }
+    if (et->is_socket) {
+        fork_child_fd = et->fd;
+        pthread_atfork(NULL, NULL, close_in_fork_child);
     }
     if (etrace_enc_begin(et->enc) < 0) {
         qtrace_err_set(err, "%s: %s", cfg->target, et->why);
