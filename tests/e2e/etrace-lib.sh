@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
+# shellcheck shell=sh
 # Helpers of the etrace tests (sourced after lib.sh, POSIX sh + awk):
 # the test peer (etrace-peer.py, an etrace reader apart from qtrace's),
 # the merge rule of EXEC entries written from docs/etrace.md, and the

@@ -72,9 +72,9 @@ else
 fi
 wait "$qemu_pid"
 check_eq "listening: guest exit status" "$(expect_get exit)" "$?"
+WAITING="no peer listening; waiting for one to connect"
 check_grep "listening: QEMU says it waits" \
-    "^qtrace: etrace=unix:$SOCK: no peer listening; waiting for one to connect$" \
-    "$WORK/b.err"
+    "^qtrace: etrace=unix:$SOCK: $WAITING\$" "$WORK/b.err"
 if cmp -s "$WORK/ref.peer" "$WORK/b.peer"; then
     pass "listening: the peer got what etrace=FILE holds"
 else
@@ -97,6 +97,8 @@ lost_peer() {
     msg=$3
     shift 3
     start_peer "$name" "$@"
+    # $extra is "" or "-O KEY=VALUE": split on purpose.
+    # shellcheck disable=SC2086
     "$QTRACE" record -e "$EVENTS" -o "$WORK/$name.qtr" \
         -O "etrace=unix:$WORK/$name.sock" -O etrace-flags=all \
         $extra -- "$BIG" > /dev/null 2> "$WORK/$name.err"

@@ -16,7 +16,8 @@ command -v strace > /dev/null 2>&1 || skip "strace not installed"
 
 strace -c -f -o "$WORK/strace" "$GUEST" > /dev/null 2> "$WORK/strace.err"
 st=$?
-[ "$st" -eq 3 ] || skip "strace cannot run here (status $st: $(head -1 "$WORK/strace.err"))"
+[ "$st" -eq 3 ] ||
+    skip "strace cannot run here (status $st: $(head -1 "$WORK/strace.err"))"
 "$QTRACE" record -o "$WORK/t.qtr" -- "$GUEST" > /dev/null
 check_eq "exit status under QEMU" 3 "$?"
 "$QTRACE" report --syscalls "$WORK/t.qtr" > "$WORK/report"
@@ -33,7 +34,11 @@ echo "    $n system calls seen by both; strace only:" \
     "$(join -v1 "$WORK/native" "$WORK/qemu" | cut -d' ' -f1 | tr '\n' ' ')"
 echo "    qtrace only:" \
     "$(join -v2 "$WORK/native" "$WORK/qemu" | cut -d' ' -f1 | tr '\n' ' ')"
-[ "$n" -ge 11 ] && pass "$n calls in common" || fail "only $n calls in common"
+if [ "$n" -ge 11 ]; then
+    pass "$n calls in common"
+else
+    fail "only $n calls in common"
+fi
 while read -r name ncalls nerr qcalls qerr; do
     check_eq "$name calls (strace, qtrace)" "$ncalls" "$qcalls"
     case $name in

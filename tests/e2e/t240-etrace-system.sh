@@ -55,7 +55,8 @@ boot() {
 T="$WORK/sys.qtr"
 E="$WORK/sys.etr"
 # ';' separates the flags inside -plugin, whose own separator is ','.
-boot 0.5 "out=$T,events=vcpu_*;exec_tb,etrace=$E,etrace-flags=exec;mem;gpio;disas"
+OPTS="out=$T,events=vcpu_*;exec_tb"
+boot 0.5 "$OPTS,etrace=$E,etrace-flags=exec;mem;gpio;disas"
 check_eq "QEMU exit status after SIGTERM" 0 "$?"
 check_eq "qtrace lines on stderr" 0 "$(grep -c '^qtrace' "$WORK/err")"
 
