@@ -38,6 +38,13 @@ struct sink_etrace {
     char why[128];                  /* why the last write failed */
 };
 
+/*
+ * A forked guest child runs untraced (writer.c) but would hold the socket
+ * open, so that the peer would not see the end of the stream until the
+ * child exits too: the child closes it.
+ */
+static int fork_child_fd = -1;
+
 /* ---- writing ---- */
 
 static int file_write(void *ctx, const void *buf, size_t len)
@@ -230,6 +237,9 @@ static int etrace_close(struct sink *s, const char *end)
         fail_write(et);
         ret = -EIO;
     }
+    if (fork_child_fd == et->fd) {
+        fork_child_fd = -1;
+    }
     if (et->fd >= 0 && close(et->fd) < 0 && ret == 0 && !s->failed) {
         sink_fail(s, strerror(errno));
         ret = -EIO;
@@ -243,6 +253,9 @@ static void etrace_free(struct sink *s)
     struct sink_etrace *et = (struct sink_etrace *)s;
 
     if (et->fd >= 0) {
+        if (fork_child_fd == et->fd) {
+            fork_child_fd = -1;
+        }
         close(et->fd);
     }
     etrace_enc_free(et->enc);
@@ -256,13 +269,6 @@ static const struct sink_ops sink_etrace_ops = {
     .close = etrace_close,
     .free = etrace_free,
 };
-
-/*
- * A forked guest child runs untraced (writer.c) but would hold the socket
- * open, so that the peer would not see the end of the stream until the
- * child exits too: the child closes it.
- */
-static int fork_child_fd = -1;
 
 static void close_in_fork_child(void)
 {
@@ -291,15 +297,20 @@ static int sock_listen(const struct sockaddr_un *sa, int wait_s,
         unlink(path);
     }
     lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (lfd < 0 || bind(lfd, (const struct sockaddr *)sa, sizeof(*sa)) < 0 ||
-        chmod(path, 0600) < 0 || listen(lfd, 1) < 0) {
+    if (lfd < 0 || bind(lfd, (const struct sockaddr *)sa, sizeof(*sa)) < 0) {
         qtrace_err_set(err, "%s", strerror(errno));
         if (lfd >= 0) {
             close(lfd);
         }
         return -1;
     }
-    /* Bound but not yet listening, nobody could connect before chmod. */
+    /* Bound but not listening yet: nobody can connect before the chmod. */
+    if (chmod(path, 0600) < 0 || listen(lfd, 1) < 0) {
+        qtrace_err_set(err, "%s", strerror(errno));
+        close(lfd);
+        unlink(path);
+        return -1;
+    }
     fprintf(stderr, "qtrace: etrace=unix:%s: no peer listening; waiting "
             "for one to connect\n", path);
     pfd.fd = lfd;
@@ -322,6 +333,10 @@ static int sock_open(const char *path, int wait_s, struct qtrace_err *err)
     struct sockaddr_un sa = { .sun_family = AF_UNIX };
     int fd;
 
+    if (!*path) {
+        qtrace_err_set(err, "empty socket path");
+        return -1;
+    }
     if (strlen(path) >= sizeof(sa.sun_path)) {
         qtrace_err_set(err, "socket path longer than %zu bytes",
                        sizeof(sa.sun_path) - 1);
