@@ -1,0 +1,456 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Unit tests for src/symbols: ELF files written here with libelf, with
+ * segments and symbols chosen by the test, so every address, size and
+ * load bias below is known by construction. Covers non-PIE and PIE
+ * placement, sizes and gaps, the naming rules, not-found addresses and
+ * unreadable files.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "qtrace/symbols.h"
+
+struct fake_sym {
+    const char *name;
+    uint64_t value;
+    uint64_t size;
+    int type;                       /* STT_* */
+    int bind;                       /* STB_* */
+};
+
+struct fake_seg {
+    uint64_t offset, vaddr, memsz;
+    bool exec;
+};
+
+/* One ELF: a .text section at text_addr of text_size, symbols in it. */
+struct fake_elf {
+    int cls;                        /* ELFCLASS32 / 64 */
+    int machine;                    /* EM_* */
+    int type;                       /* ET_EXEC / ET_DYN */
+    uint64_t text_addr, text_size;
+    const struct fake_seg *segs;
+    size_t n_segs;
+    const struct fake_sym *syms;
+    size_t n_syms;
+};
+
+static char tmpdir[] = "/tmp/qtrace-test-symbols.XXXXXX";
+
+static Elf_Scn *new_section(Elf *e, size_t name, uint32_t type,
+                            uint64_t flags, uint64_t addr, uint64_t size)
+{
+    Elf_Scn *scn = elf_newscn(e);
+    GElf_Shdr sh;
+
+    assert_non_null(scn);
+    assert_non_null(gelf_getshdr(scn, &sh));
+    sh.sh_name = name;
+    sh.sh_type = type;
+    sh.sh_flags = flags;
+    sh.sh_addr = addr;
+    sh.sh_size = size;
+    sh.sh_addralign = 1;
+    assert_true(gelf_update_shdr(scn, &sh));
+    return scn;
+}
+
+static void add_data(Elf_Scn *scn, void *buf, size_t len, Elf_Type type)
+{
+    Elf_Data *d = elf_newdata(scn);
+
+    assert_non_null(d);
+    d->d_buf = buf;
+    d->d_size = len;
+    d->d_type = type;
+    d->d_align = 8;
+    d->d_version = EV_CURRENT;
+}
+
+/* "\0.text\0.symtab\0.strtab\0.shstrtab\0" */
+static const char shstr[] = "\0.text\0.symtab\0.strtab\0.shstrtab";
+enum { SH_TEXT = 1, SH_SYMTAB = 7, SH_STRTAB = 15, SH_SHSTRTAB = 23 };
+
+/* Symbol and string tables for fe; buffers freed by the caller. */
+static void add_symtab(Elf *e, const struct fake_elf *fe, size_t text_idx,
+                       void **symbuf, char **strbuf)
+{
+    size_t entsize = gelf_fsize(e, ELF_T_SYM, 1, EV_CURRENT);
+    size_t i, str_len = 1;
+    Elf_Scn *str_scn, *sym_scn;
+    GElf_Shdr sh;
+    Elf_Data *d;
+
+    *strbuf = calloc(1, 4096);
+    *symbuf = calloc(fe->n_syms + 1, entsize);
+    str_scn = new_section(e, SH_STRTAB, SHT_STRTAB, 0, 0, 0);
+    sym_scn = new_section(e, SH_SYMTAB, SHT_SYMTAB, 0, 0, 0);
+    add_data(sym_scn, *symbuf, (fe->n_syms + 1) * entsize, ELF_T_SYM);
+    d = elf_getdata(sym_scn, NULL);
+    for (i = 0; i < fe->n_syms; i++) {
+        GElf_Sym sym = { 0 };
+
+        sym.st_name = (uint32_t)str_len;
+        strcpy(*strbuf + str_len, fe->syms[i].name);
+        str_len += strlen(fe->syms[i].name) + 1;
+        sym.st_value = fe->syms[i].value;
+        sym.st_size = fe->syms[i].size;
+        sym.st_info = GELF_ST_INFO(fe->syms[i].bind, fe->syms[i].type);
+        sym.st_shndx = (uint16_t)text_idx;
+        assert_true(gelf_update_sym(d, (int)i + 1, &sym));
+    }
+    add_data(str_scn, *strbuf, str_len, ELF_T_BYTE);
+    assert_non_null(gelf_getshdr(sym_scn, &sh));
+    sh.sh_link = (uint32_t)elf_ndxscn(str_scn);
+    sh.sh_entsize = entsize;
+    sh.sh_info = 1;
+    assert_true(gelf_update_shdr(sym_scn, &sh));
+}
+
+/* Write fe to tmpdir/name; returns the path (static buffer). */
+static const char *write_elf(const char *name, const struct fake_elf *fe)
+{
+    static char path[512];
+    void *symbuf;
+    char *strbuf;
+    Elf_Scn *text, *shs;
+    GElf_Ehdr eh;
+    Elf *e;
+    size_t i;
+    int fd;
+
+    snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
+    assert_int_not_equal(elf_version(EV_CURRENT), EV_NONE);
+    fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+    assert_true(fd >= 0);
+    e = elf_begin(fd, ELF_C_WRITE, NULL);
+    assert_non_null(e);
+    assert_non_null(gelf_newehdr(e, fe->cls));
+    assert_non_null(gelf_getehdr(e, &eh));
+    eh.e_ident[EI_DATA] = ELFDATA2LSB;
+    eh.e_machine = (uint16_t)fe->machine;
+    eh.e_type = (uint16_t)fe->type;
+    eh.e_version = EV_CURRENT;
+    assert_true(gelf_update_ehdr(e, &eh));
+    assert_non_null(gelf_newphdr(e, fe->n_segs));
+    text = new_section(e, SH_TEXT, SHT_NOBITS, SHF_ALLOC | SHF_EXECINSTR,
+                       fe->text_addr, fe->text_size);
+    /* libelf sizes sections from their data, even NOBITS ones. */
+    add_data(text, NULL, fe->text_size, ELF_T_BYTE);
+    add_symtab(e, fe, elf_ndxscn(text), &symbuf, &strbuf);
+    shs = new_section(e, SH_SHSTRTAB, SHT_STRTAB, 0, 0, 0);
+    add_data(shs, (void *)shstr, sizeof(shstr), ELF_T_BYTE);
+    assert_non_null(gelf_getehdr(e, &eh));
+    eh.e_shstrndx = (uint16_t)elf_ndxscn(shs);
+    assert_true(gelf_update_ehdr(e, &eh));
+    for (i = 0; i < fe->n_segs; i++) {
+        GElf_Phdr ph = { 0 };
+
+        ph.p_type = PT_LOAD;
+        ph.p_offset = fe->segs[i].offset;
+        ph.p_vaddr = ph.p_paddr = fe->segs[i].vaddr;
+        ph.p_filesz = ph.p_memsz = fe->segs[i].memsz;
+        ph.p_flags = PF_R | (fe->segs[i].exec ? PF_X : 0);
+        ph.p_align = 0x1000;
+        assert_true(gelf_update_phdr(e, (int)i, &ph));
+    }
+    assert_true(elf_update(e, ELF_C_WRITE) >= 0);
+    elf_end(e);
+    close(fd);
+    free(symbuf);
+    free(strbuf);
+    return path;
+}
+
+/*
+ * The program of most tests: code at 0x401000..0x403000 (file offset
+ * 0x1000), data segment up to 0x405000.
+ *   _start  0x401000 size 0x10  global func
+ *   helper  0x401010 size 0x20  local func   -> gap 0x401030..0x401100
+ *   inner   0x401014 size 0     local label inside helper: dropped
+ *   main    0x401100 size 0x100 global func
+ *   __main  0x401100 size 0x100 local func (alias: main wins)
+ *   $x      0x401200 size 0     mapping symbol: dropped
+ *   loop    0x401200 size 0     label: runs to the next symbol
+ *   last    0x401300 size 0     label: runs to the end of .text 0x403000
+ */
+static const struct fake_sym prog_syms[] = {
+    { "_start", 0x401000, 0x10, STT_FUNC, STB_GLOBAL },
+    { "helper", 0x401010, 0x20, STT_FUNC, STB_LOCAL },
+    { "inner", 0x401014, 0, STT_NOTYPE, STB_LOCAL },
+    { "__main", 0x401100, 0x100, STT_FUNC, STB_LOCAL },
+    { "main", 0x401100, 0x100, STT_FUNC, STB_GLOBAL },
+    { "$x", 0x401200, 0, STT_NOTYPE, STB_LOCAL },
+    { "loop", 0x401200, 0, STT_NOTYPE, STB_LOCAL },
+    { "last", 0x401300, 0, STT_NOTYPE, STB_LOCAL },
+};
+
+static const struct fake_seg prog_segs[] = {
+    { 0x0000, 0x400000, 0x1000, false },
+    { 0x1000, 0x401000, 0x2000, true },
+    { 0x3000, 0x404000, 0x1000, false },
+};
+
+static struct fake_elf prog(int type, uint64_t shift)
+{
+    static struct fake_sym syms[sizeof(prog_syms) / sizeof(prog_syms[0])];
+    static struct fake_seg segs[3];
+    struct fake_elf fe = { ELFCLASS64, EM_X86_64, type, 0x401000 - shift,
+                           0x2000, segs, 3, syms, 8 };
+    size_t i;
+
+    for (i = 0; i < 8; i++) {
+        syms[i] = prog_syms[i];
+        syms[i].value -= shift;
+    }
+    for (i = 0; i < 3; i++) {
+        segs[i] = prog_segs[i];
+        segs[i].vaddr -= shift;
+    }
+    return fe;
+}
+
+static void expect_sym(const struct qtrace_symbols *s, uint64_t addr,
+                       const char *name, uint64_t off)
+{
+    uint64_t got_off = UINT64_MAX;
+    const char *got = qtrace_symbols_lookup(s, addr, &got_off);
+
+    if (!name) {
+        if (got) {
+            fail_msg("0x%lx: expected nothing, got %s+0x%lx",
+                     (unsigned long)addr, got, (unsigned long)got_off);
+        }
+        return;
+    }
+    if (!got) {
+        fail_msg("0x%lx: expected %s, got nothing", (unsigned long)addr,
+                 name);
+    }
+    assert_string_equal(got, name);
+    assert_int_equal(got_off, off);
+}
+
+static void test_symbols_exec_at_link_address_resolves(void **state)
+{
+    struct fake_elf fe = prog(ET_EXEC, 0);
+    const char *path = write_elf("exec", &fe);
+    struct qtrace_symbols *s = qtrace_symbols_new();
+    struct qtrace_err err = { "" };
+    struct qtrace_image im;
+
+    (void)state;
+    assert_int_equal(qtrace_symbols_add_map(s, path, 0x401000, 0x403000,
+                                            0x1000, &err), 0);
+    assert_int_equal(qtrace_symbols_n_images(s), 1);
+    qtrace_symbols_image(s, 0, &im);
+    assert_int_equal(im.bias, 0);
+    assert_int_equal(im.start, 0x400000);  /* the whole PT_LOAD extent */
+    assert_int_equal(im.end, 0x405000);
+    assert_true(im.loaded);
+    assert_int_equal(im.n_syms, 5);   /* _start helper main loop last */
+    expect_sym(s, 0x401000, "_start", 0);
+    expect_sym(s, 0x40100f, "_start", 0xf);
+    expect_sym(s, 0x401014, "helper", 4);     /* label inside: dropped */
+    expect_sym(s, 0x40102f, "helper", 0x1f);
+    expect_sym(s, 0x401030, NULL, 0);         /* past helper's size */
+    expect_sym(s, 0x4010ff, NULL, 0);
+    expect_sym(s, 0x401100, "main", 0);       /* global beats __main */
+    expect_sym(s, 0x4011ff, "main", 0xff);
+    expect_sym(s, 0x401200, "loop", 0);       /* not $x */
+    expect_sym(s, 0x4012ff, "loop", 0xff);    /* up to the next symbol */
+    expect_sym(s, 0x402fff, "last", 0x1cff);  /* up to the section end */
+    expect_sym(s, 0x403000, NULL, 0);
+    expect_sym(s, 0x3fffff, NULL, 0);         /* below every image */
+    expect_sym(s, 0x7f0000000000, NULL, 0);   /* above */
+    qtrace_symbols_free(s);
+}
+
+/* A PIE (link base 0) mapped at 0x555555554000: bias is the base. */
+static void test_symbols_pie_map_uses_load_bias(void **state)
+{
+    struct fake_elf fe = prog(ET_DYN, 0x400000);
+    const char *path = write_elf("pie", &fe);
+    struct qtrace_symbols *s = qtrace_symbols_new();
+    struct qtrace_err err = { "" };
+    const uint64_t base = 0x555555554000;
+    struct qtrace_image im;
+
+    (void)state;
+    /* The code mapping alone (offset 0x1000 at base + 0x1000). */
+    assert_int_equal(qtrace_symbols_add_map(s, path, base + 0x1000,
+                                            base + 0x3000, 0x1000, &err), 0);
+    qtrace_symbols_image(s, 0, &im);
+    assert_int_equal(im.bias, base);
+    assert_int_equal(im.start, base);
+    assert_int_equal(im.end, base + 0x5000);
+    expect_sym(s, base + 0x1100, "main", 0);
+    expect_sym(s, base + 0x1010 + 5, "helper", 5);
+    expect_sym(s, 0x1100, NULL, 0);           /* the unbiased address */
+    /* Another mapping of the same file and bias merges: 1, one image. */
+    assert_int_equal(qtrace_symbols_add_map(s, path, base, base + 0x1000,
+                                            0, &err), 1);
+    assert_int_equal(qtrace_symbols_n_images(s), 1);
+    /* The same file loaded again elsewhere is a second image. */
+    assert_int_equal(qtrace_symbols_add_map(s, path, 0x7f0000000000,
+                                            0x7f0000005000, 0, &err), 0);
+    assert_int_equal(qtrace_symbols_n_images(s), 2);
+    qtrace_symbols_image(s, 1, &im);
+    assert_int_equal(im.bias, 0x7f0000000000);
+    expect_sym(s, 0x7f0000001000, "_start", 0);
+    expect_sym(s, base + 0x1000, "_start", 0);
+    qtrace_symbols_free(s);
+}
+
+/* Only the trace header: a PIE placed through QEMU's start_code. */
+static void test_symbols_program_pie_from_start_code(void **state)
+{
+    struct fake_elf fe = prog(ET_DYN, 0x400000);
+    const char *path = write_elf("pie-prog", &fe);
+    struct qtrace_symbols *s = qtrace_symbols_new();
+    struct qtrace_err err = { "" };
+    struct qtrace_image im;
+
+    (void)state;
+    /* First executable segment at 0x1000: start_code = bias + 0x1000. */
+    assert_int_equal(qtrace_symbols_add_program(s, path, 0x4000001000,
+                                                &err), 0);
+    qtrace_symbols_image(s, 0, &im);
+    assert_int_equal(im.bias, 0x4000000000);
+    expect_sym(s, 0x4000001104, "main", 4);
+    /* An image_map of the same file first makes the header redundant. */
+    qtrace_symbols_free(s);
+    s = qtrace_symbols_new();
+    assert_int_equal(qtrace_symbols_add_map(s, path, 0x5000000000,
+                                            0x5000001000, 0, &err), 0);
+    assert_int_equal(qtrace_symbols_add_program(s, path, 0x4000001000,
+                                                &err), 1);
+    assert_int_equal(qtrace_symbols_n_images(s), 1);
+    expect_sym(s, 0x5000001100, "main", 0);
+    expect_sym(s, 0x4000001100, NULL, 0);
+    qtrace_symbols_free(s);
+}
+
+static void test_symbols_program_exec_ignores_start_code(void **state)
+{
+    struct fake_elf fe = prog(ET_EXEC, 0);
+    const char *path = write_elf("exec-prog", &fe);
+    struct qtrace_symbols *s = qtrace_symbols_new();
+    struct qtrace_err err = { "" };
+
+    (void)state;
+    assert_int_equal(qtrace_symbols_add_program(s, path, 0x401000, &err),
+                     0);
+    expect_sym(s, 0x401100, "main", 0);
+    qtrace_symbols_free(s);
+}
+
+/* Thumb functions have bit 0 set in st_value; the address has it clear. */
+static void test_symbols_arm_thumb_bit_cleared(void **state)
+{
+    static const struct fake_sym syms[] = {
+        { "thumb_fn", 0x10001, 0x20, STT_FUNC, STB_GLOBAL },
+        { "arm_fn", 0x10040, 0x10, STT_FUNC, STB_GLOBAL },
+    };
+    static const struct fake_seg segs[] = { { 0, 0x10000, 0x1000, true } };
+    struct fake_elf fe = { ELFCLASS32, EM_ARM, ET_EXEC, 0x10000, 0x1000,
+                           segs, 1, syms, 2 };
+    const char *path = write_elf("arm", &fe);
+    struct qtrace_symbols *s = qtrace_symbols_new();
+    struct qtrace_err err = { "" };
+
+    (void)state;
+    assert_int_equal(qtrace_symbols_add_map(s, path, 0x10000, 0x11000, 0,
+                                            &err), 0);
+    expect_sym(s, 0x10000, "thumb_fn", 0);
+    expect_sym(s, 0x1001f, "thumb_fn", 0x1f);
+    expect_sym(s, 0x10020, NULL, 0);
+    expect_sym(s, 0x10048, "arm_fn", 8);
+    qtrace_symbols_free(s);
+}
+
+static void test_symbols_missing_file_warns_once(void **state)
+{
+    struct qtrace_symbols *s = qtrace_symbols_new();
+    struct qtrace_err err = { "" };
+    char path[600];
+
+    (void)state;
+    snprintf(path, sizeof(path), "%s/absent", tmpdir);
+    assert_int_equal(qtrace_symbols_add_map(s, path, 0x1000, 0x2000, 0,
+                                            &err), -ENOENT);
+    assert_non_null(strstr(err.msg, path));
+    assert_non_null(strstr(err.msg, "No such file"));
+    err.msg[0] = '\0';
+    assert_int_equal(qtrace_symbols_add_map(s, path, 0x3000, 0x4000,
+                                            0x2000, &err), 1);
+    assert_string_equal(err.msg, "");
+    /* The image is there, with no names. */
+    expect_sym(s, 0x1800, NULL, 0);
+    assert_int_equal(qtrace_symbols_n_images(s), 1);
+    qtrace_symbols_free(s);
+}
+
+static void test_symbols_text_file_is_not_elf(void **state)
+{
+    struct qtrace_symbols *s = qtrace_symbols_new();
+    struct qtrace_err err = { "" };
+    char path[600];
+    FILE *f;
+
+    (void)state;
+    snprintf(path, sizeof(path), "%s/notes.txt", tmpdir);
+    f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("not an ELF file at all\n", f);
+    fclose(f);
+    assert_int_equal(qtrace_symbols_add_program(s, path, 0x1000, &err),
+                     -ENOEXEC);
+    assert_non_null(strstr(err.msg, "not an ELF file"));
+    assert_int_equal(qtrace_symbols_add_program(s, path, 0x1000, &err), 1);
+    assert_null(qtrace_symbols_lookup(s, 0x1000, NULL));
+    assert_null(qtrace_symbols_lookup(NULL, 0x1000, NULL));
+    qtrace_symbols_free(s);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    char cmd[600];
+
+    (void)state;
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_symbols_exec_at_link_address_resolves),
+        cmocka_unit_test(test_symbols_pie_map_uses_load_bias),
+        cmocka_unit_test(test_symbols_program_pie_from_start_code),
+        cmocka_unit_test(test_symbols_program_exec_ignores_start_code),
+        cmocka_unit_test(test_symbols_arm_thumb_bit_cleared),
+        cmocka_unit_test(test_symbols_missing_file_warns_once),
+        cmocka_unit_test(test_symbols_text_file_is_not_elf),
+    };
+
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
