@@ -14,6 +14,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "qtrace/catalog.h"
+#include "qtrace/reader.h"
+
 struct qtrace_frame {
     uint64_t pc;                    /* entry address of the function */
     uint64_t from;                  /* call site, 0 if unknown */
@@ -69,5 +72,43 @@ bool qtrace_callstack_leave(struct qtrace_callstack *cs, uint64_t pc,
 void qtrace_callstack_close(struct qtrace_callstack *cs, uint64_t time,
                             const struct qtrace_callstack_ops *ops,
                             void *arg);
+
+/*
+ * Where func_entry and func_exit keep their arguments in a trace's own
+ * catalog, found by name (pc, from, depth, kind; pc, to, depth, kind).
+ * An event that lacks pc is taken as absent.
+ */
+struct qtrace_func_events {
+    const struct qtrace_event_desc *entry;  /* func_entry, or NULL */
+    const struct qtrace_event_desc *exit;   /* func_exit, or NULL */
+    int entry_pc, entry_from, entry_depth, entry_kind;  /* -1: absent */
+    int exit_pc, exit_to, exit_depth, exit_kind;
+};
+
+/* One function record, decoded. */
+struct qtrace_func_rec {
+    bool is_exit;
+    uint64_t pc;                    /* the function's entry address */
+    uint64_t other;                 /* entry: call site; exit: return to */
+    uint32_t depth;                 /* 0 if the catalog has none */
+    uint8_t kind;                   /* see trace-events */
+};
+
+void qtrace_func_events_find(struct qtrace_func_events *fe,
+                             const struct qtrace_catalog *cat);
+
+/* Decode rec if it is a func_entry or func_exit record. */
+bool qtrace_func_events_decode(const struct qtrace_func_events *fe,
+                               const struct qtrace_record *rec,
+                               struct qtrace_func_rec *out);
+
+/*
+ * Feed one record to cs: func records update it, others are ignored.
+ * Returns 1 for a func record, 0 for another, -ENOMEM.
+ */
+int qtrace_callstack_feed(struct qtrace_callstack *cs,
+                          const struct qtrace_func_events *fe,
+                          const struct qtrace_record *rec,
+                          const struct qtrace_callstack_ops *ops, void *arg);
 
 #endif /* QTRACE_CALLSTACK_H */

@@ -16,6 +16,7 @@
 #include "qtrace/err.h"
 
 struct qtrace_symbols;
+struct qtrace_reader;
 
 /* One symbol of an ELF file, at its link-time (ELF) address. */
 struct qtrace_sym {
@@ -86,6 +87,22 @@ size_t qtrace_symbols_n_images(const struct qtrace_symbols *s);
 /* Image i (< n_images) into *out; pointers belong to the table. */
 void qtrace_symbols_image(const struct qtrace_symbols *s, size_t i,
                           struct qtrace_image *out);
+
+/* Called with one line, "PATH: REASON", per file that cannot be read. */
+typedef void (*qtrace_symbols_warn_fn)(void *arg, const char *msg);
+
+/*
+ * The symbols of a trace's guest: every image_map record (arguments
+ * start, end, offset, path), then the program named in the header (META
+ * binary and start_code, user mode) unless a record placed it already.
+ * Reads the trace from its start and rewinds it; a trace that stops early
+ * gives what was read (its reader reports the cut later). warn (may be
+ * NULL) is told once about each file that cannot be read. Returns 0 or
+ * -ENOMEM.
+ */
+int qtrace_symbols_load_trace(struct qtrace_symbols *s,
+                              struct qtrace_reader *rd,
+                              qtrace_symbols_warn_fn warn, void *arg);
 
 /*
  * Symbols kept: functions (STT_FUNC, STT_GNU_IFUNC) and labels without a

@@ -26,6 +26,7 @@ static const struct command commands[] = {
     { "record", cmd_record, "run a program under QEMU and record a trace" },
     { "dump", cmd_dump, "print every record of a trace, one per line" },
     { "info", cmd_info, "print a trace's header and its count per event" },
+    { "convert", cmd_convert, "convert a trace to another format (uftrace)" },
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))

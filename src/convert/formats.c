@@ -4,7 +4,10 @@
 
 #include "convert.h"
 
+extern const struct conv_ops conv_uftrace_ops;
+
 const struct conv_ops *const conv_formats[] = {
+    &conv_uftrace_ops,
     NULL,
 };
 
