@@ -27,6 +27,8 @@ static const struct command commands[] = {
     { "dump", cmd_dump, "print every record of a trace, one per line" },
     { "info", cmd_info, "print a trace's header and its count per event" },
     { "convert", cmd_convert, "convert a trace to another format (uftrace)" },
+    { "report", cmd_report, "summaries of a trace (functions)" },
+    { "replay", cmd_replay, "print the guest's call tree with durations" },
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -13,8 +13,11 @@
 #include "qtrace/reader.h"
 #include "report.h"
 
+extern const struct report_section report_functions;
+
 /* The sections, in the order they print (report-<name>.c each). */
 static const struct report_section *const sections[] = {
+    &report_functions,
     NULL,
 };
 
