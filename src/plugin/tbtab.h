@@ -21,11 +21,15 @@ struct insn_info {
     char *disas;                /* QEMU's text, only for the log sink */
 };
 
+/* The block starts right after a call: calls.c checks for a longjmp. */
+#define TB_F_RETURN_SITE 1u
+
 struct tb_info {
     uint64_t pc;
     uint32_t id;                /* translation id, from 1 */
     uint32_t n_insns;
     uint32_t size;              /* code bytes */
+    uint32_t flags;             /* TB_F_*, set at translation */
     struct insn_info insns[];
 };
 

@@ -331,9 +331,16 @@ int writer_start(const struct writer_cfg *cfg, struct sink **sinks,
     return 0;
 }
 
+static const char *end_extra = "";
+
+void writer_set_end_extra(const char *text)
+{
+    end_extra = text;
+}
+
 void writer_stop(const char *exit_reason)
 {
-    char end[512];
+    char end[1024];
     size_t i;
 
     if (!w.started) {
@@ -352,9 +359,9 @@ void writer_stop(const char *exit_reason)
 
     snprintf(end, sizeof(end),
              "records=%" PRIu64 "\nchunks=%" PRIu64 "\nbytes=%" PRIu64
-             "\nlost=%" PRIu64 "\nexit=%s\n",
+             "\nlost=%" PRIu64 "\nexit=%s\n%s",
              w.records, w.chunks, w.bytes,
-             (uint64_t)atomic_load(&w.lost_records), exit_reason);
+             (uint64_t)atomic_load(&w.lost_records), exit_reason, end_extra);
     for (i = 0; i < w.n_sinks; i++) {
         struct sink *s = w.sinks[i];
 
