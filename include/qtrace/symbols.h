@@ -108,10 +108,11 @@ int qtrace_symbols_load_trace(struct qtrace_symbols *s,
  * Symbols kept: functions (STT_FUNC, STT_GNU_IFUNC) and labels without a
  * type in executable sections (assembly), defined in a section. Mapping
  * symbols ($x, $d, $a, $t...) and local .L labels are dropped. At one
- * address the best name wins: a function over a label, global over weak
- * over local. A symbol of size 0 covers up to the next symbol or the end
- * of its section; a label inside a sized function is dropped (the
- * function's name+offset says more).
+ * address one name wins: a function over a label, then the fewest
+ * leading underscores (calloc over __calloc), then global over weak over
+ * local. A symbol of size 0 covers up to the next symbol or the end
+ * of its section (or of the sized function it sits in); a sized symbol
+ * ends at the next symbol if that comes first.
  */
 
 #endif /* QTRACE_SYMBOLS_H */

@@ -16,7 +16,8 @@
  *                  space
  *   <module>.sym   "<offset> T <name>" sorted by offset from the image's
  *                  map start; "<offset> ? __sym_end" ends a symbol that
- *                  the next one does not start right after
+ *                  the next one does not start right after (setjmp,
+ *                  longjmp and exec names get a '_': see fixup_names)
  */
 #include <dirent.h>
 #include <endian.h>
@@ -428,6 +429,31 @@ static int write_tasks(const struct uftrace_dir *u,
 }
 
 /*
+ * Names that uftrace 0.13 treats specially when it replays (its "fixup"
+ * list, matched exactly): at a longjmp it resets the call depth to the
+ * last setjmp's, and at an exec to 0, because its own recorder never
+ * sees the frames these functions leave. qtrace records those exits, so
+ * the reset would shift every later line: such names get a trailing '_'.
+ */
+static const char *const fixup_names[] = {
+    "setjmp", "_setjmp", "sigsetjmp", "__sigsetjmp",
+    "longjmp", "siglongjmp", "__longjmp_chk",
+    "execl", "execlp", "execle", "execv", "execvp", "execvpe",
+};
+
+static const char *sym_suffix(const char *name)
+{
+    size_t i;
+
+    for (i = 0; i < sizeof(fixup_names) / sizeof(fixup_names[0]); i++) {
+        if (strcmp(name, fixup_names[i]) == 0) {
+            return "_";
+        }
+    }
+    return "";
+}
+
+/*
  * <module>.sym of one image: offsets from the image's map start. A gap
  * after a symbol gets a "? __sym_end" line, or uftrace would stretch the
  * symbol up to the next one.
@@ -461,7 +487,8 @@ static int write_syms(const struct uftrace_dir *u, const char *module,
         if (any && prev_end < rel) {
             fprintf(f, "%016" PRIx64 " ? __sym_end\n", prev_end);
         }
-        fprintf(f, "%016" PRIx64 " T %s\n", rel, im->syms[i].name);
+        fprintf(f, "%016" PRIx64 " T %s%s\n", rel, im->syms[i].name,
+                sym_suffix(im->syms[i].name));
         prev_end = end;
         any = true;
     }

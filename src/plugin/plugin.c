@@ -577,6 +577,12 @@ static void choose_instrumentation(void)
         evsel_enable(sel, QTRACE_EV_MEM_ACCESS);
         qt.keep_disas = true;
     }
+    if (qt.opts.uftrace) {
+        /* The uftrace directory is made of calls, named through maps. */
+        evsel_enable(sel, QTRACE_EV_FUNC_ENTRY);
+        evsel_enable(sel, QTRACE_EV_FUNC_EXIT);
+        evsel_enable(sel, QTRACE_EV_IMAGE_MAP);
+    }
     qt.trace_tb_trans = evsel_is_enabled(sel, QTRACE_EV_TB_TRANS);
     qt.trace_exec_tb = evsel_is_enabled(sel, QTRACE_EV_EXEC_TB);
     qt.trace_exec_insn = evsel_is_enabled(sel, QTRACE_EV_EXEC_INSN);
@@ -612,7 +618,7 @@ static int open_sinks(const qemu_info_t *info, struct sink **sinks,
                       size_t *n_sinks, struct qtrace_err *err)
 {
     *n_sinks = 0;
-    if (!qt.opts.out && !qt.opts.log) {
+    if (!qt.opts.out && !qt.opts.log && !qt.opts.uftrace) {
         qt.opts.out = strdup("qtrace.qtr");
     }
     if (qt.opts.out) {
@@ -630,6 +636,14 @@ static int open_sinks(const qemu_info_t *info, struct sink **sinks,
                                        err);
         if (!sinks[*n_sinks]) {
             prefix_err(err, "log=");
+            return -1;
+        }
+        (*n_sinks)++;
+    }
+    if (qt.opts.uftrace) {
+        sinks[*n_sinks] = sink_uftrace_new(qt.opts.uftrace, trace_meta, err);
+        if (!sinks[*n_sinks]) {
+            prefix_err(err, "uftrace=");
             return -1;
         }
         (*n_sinks)++;

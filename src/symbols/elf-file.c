@@ -76,6 +76,11 @@ static int rank_of(const GElf_Sym *sym)
     return r;
 }
 
+static size_t underscores(const char *name)
+{
+    return strspn(name, "_");
+}
+
 /* The section a symbol sits in, if it is code; false for anything else. */
 static bool code_section(Elf *elf, const GElf_Sym *sym, GElf_Shdr *sh)
 {
@@ -169,30 +174,40 @@ static int collect_symbols(Elf *elf, struct collect *col)
     return 0;
 }
 
-/* By address; at one address the best first (rank, then no '_', name). */
+/*
+ * By address; at one address the best first: a function before a label,
+ * then the name with the fewest leading underscores (calloc, not
+ * __calloc: the name people call), then global, weak, local, then by
+ * name so the choice never depends on the table order.
+ */
 static int cmp_cand(const void *pa, const void *pb, void *pool)
 {
     const struct cand *a = pa;
     const struct cand *b = pb;
     const char *na = (const char *)pool + a->name;
     const char *nb = (const char *)pool + b->name;
+    size_t ua = underscores(na), ub = underscores(nb);
 
     if (a->addr != b->addr) {
         return a->addr < b->addr ? -1 : 1;
     }
+    if ((a->rank >= 4) != (b->rank >= 4)) {
+        return a->rank >= 4 ? -1 : 1;
+    }
+    if (ua != ub) {
+        return ua < ub ? -1 : 1;
+    }
     if (a->rank != b->rank) {
         return b->rank - a->rank;
-    }
-    if ((na[0] == '_') != (nb[0] == '_')) {
-        return na[0] == '_' ? 1 : -1;
     }
     return strcmp(na, nb);
 }
 
 /*
- * Sorted candidates to disjoint symbols: one per address, unsized labels
- * inside a sized symbol dropped, each end cut at the next symbol. Writes
- * the kept ones to the front of col->c and returns their count.
+ * Sorted candidates to disjoint symbols: one per address, each end cut at
+ * the next symbol. A label inside a sized function (glibc's __wrap_main
+ * in aarch64's _start) ends where the function ends, as objdump shows
+ * it. Writes the kept ones to the front of col->c, returns their count.
  */
 static size_t trim_cands(struct collect *col)
 {
@@ -204,13 +219,15 @@ static size_t trim_cands(struct collect *col)
         if (n && c[n - 1].addr == c[i].addr) {
             continue;               /* a worse name at the same address */
         }
-        if (c[i].size == 0 && n && c[i].addr < covered) {
-            continue;
+        c[n] = c[i];
+        if (c[n].size == 0 && c[n].addr < covered &&
+            covered < c[n].sec_end) {
+            c[n].sec_end = covered;
         }
-        c[n++] = c[i];
-        if (c[i].size && c[i].addr + c[i].size > covered) {
-            covered = c[i].addr + c[i].size;
+        if (c[n].size && c[n].addr + c[n].size > covered) {
+            covered = c[n].addr + c[n].size;
         }
+        n++;
     }
     for (i = 0; i < n; i++) {
         uint64_t end = c[i].size ? c[i].addr + c[i].size : c[i].sec_end;
@@ -274,6 +291,7 @@ static int read_segments(Elf *elf, struct elf_file *f)
         sg->exec = (ph.p_flags & PF_X) != 0;
         if (f->n_segs == 1 || ph.p_vaddr < f->lo) {
             f->lo = ph.p_vaddr;
+            f->lo_offset = ph.p_offset;
         }
         if (ph.p_vaddr + ph.p_memsz > f->hi) {
             f->hi = ph.p_vaddr + ph.p_memsz;

@@ -27,6 +27,7 @@ struct elf_file {
     size_t n_segs;
     struct elf_segment *segs;       /* PT_LOAD, in file order */
     uint64_t lo, hi;                /* extent of all PT_LOAD: [lo, hi) */
+    uint64_t lo_offset;             /* file offset of the segment at lo */
     size_t n_syms;
     struct qtrace_sym *syms;        /* sorted by addr, disjoint */
     char *names;                    /* every name, NUL-separated */

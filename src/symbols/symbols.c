@@ -166,7 +166,10 @@ static int place(struct qtrace_symbols *s, struct mapping *m)
         uint64_t hi = m->file->elf.hi + m->bias;
 
         if (hi > lo) {
-            m->start = lo < m->start ? lo : m->start;
+            if (lo < m->start) {
+                m->start = lo;
+                m->offset = m->file->elf.lo_offset;
+            }
             m->end = hi > m->end ? hi : m->end;
         }
     }
@@ -245,6 +248,7 @@ int qtrace_symbols_add_program(struct qtrace_symbols *s, const char *path,
     }
     m.start = m.file->elf.lo + m.bias;
     m.end = m.file->elf.hi + m.bias;
+    m.offset = m.file->elf.lo_offset;
     if (m.end <= m.start) {
         m.end = m.start + 1;
     }

@@ -20,168 +20,21 @@
 
 #include <cmocka.h>
 
+#include "fake-elf.h"
 #include "qtrace/symbols.h"
 
-struct fake_sym {
-    const char *name;
-    uint64_t value;
-    uint64_t size;
-    int type;                       /* STT_* */
-    int bind;                       /* STB_* */
-};
-
-struct fake_seg {
-    uint64_t offset, vaddr, memsz;
-    bool exec;
-};
-
-/* One ELF: a .text section at text_addr of text_size, symbols in it. */
-struct fake_elf {
-    int cls;                        /* ELFCLASS32 / 64 */
-    int machine;                    /* EM_* */
-    int type;                       /* ET_EXEC / ET_DYN */
-    uint64_t text_addr, text_size;
-    const struct fake_seg *segs;
-    size_t n_segs;
-    const struct fake_sym *syms;
-    size_t n_syms;
-};
-
 static char tmpdir[] = "/tmp/qtrace-test-symbols.XXXXXX";
-
-static Elf_Scn *new_section(Elf *e, size_t name, uint32_t type,
-                            uint64_t flags, uint64_t addr, uint64_t size)
-{
-    Elf_Scn *scn = elf_newscn(e);
-    GElf_Shdr sh;
-
-    assert_non_null(scn);
-    assert_non_null(gelf_getshdr(scn, &sh));
-    sh.sh_name = name;
-    sh.sh_type = type;
-    sh.sh_flags = flags;
-    sh.sh_addr = addr;
-    sh.sh_size = size;
-    sh.sh_addralign = 1;
-    assert_true(gelf_update_shdr(scn, &sh));
-    return scn;
-}
-
-static void add_data(Elf_Scn *scn, void *buf, size_t len, Elf_Type type)
-{
-    Elf_Data *d = elf_newdata(scn);
-
-    assert_non_null(d);
-    d->d_buf = buf;
-    d->d_size = len;
-    d->d_type = type;
-    d->d_align = 8;
-    d->d_version = EV_CURRENT;
-}
-
-/* "\0.text\0.symtab\0.strtab\0.shstrtab\0" */
-static const char shstr[] = "\0.text\0.symtab\0.strtab\0.shstrtab";
-enum { SH_TEXT = 1, SH_SYMTAB = 7, SH_STRTAB = 15, SH_SHSTRTAB = 23 };
-
-/* Symbol and string tables for fe; buffers freed by the caller. */
-static void add_symtab(Elf *e, const struct fake_elf *fe, size_t text_idx,
-                       void **symbuf, char **strbuf)
-{
-    size_t entsize = gelf_fsize(e, ELF_T_SYM, 1, EV_CURRENT);
-    size_t i, str_len = 1;
-    Elf_Scn *str_scn, *sym_scn;
-    GElf_Shdr sh;
-    Elf_Data *d;
-
-    *strbuf = calloc(1, 4096);
-    *symbuf = calloc(fe->n_syms + 1, entsize);
-    str_scn = new_section(e, SH_STRTAB, SHT_STRTAB, 0, 0, 0);
-    sym_scn = new_section(e, SH_SYMTAB, SHT_SYMTAB, 0, 0, 0);
-    add_data(sym_scn, *symbuf, (fe->n_syms + 1) * entsize, ELF_T_SYM);
-    d = elf_getdata(sym_scn, NULL);
-    for (i = 0; i < fe->n_syms; i++) {
-        GElf_Sym sym = { 0 };
-
-        sym.st_name = (uint32_t)str_len;
-        strcpy(*strbuf + str_len, fe->syms[i].name);
-        str_len += strlen(fe->syms[i].name) + 1;
-        sym.st_value = fe->syms[i].value;
-        sym.st_size = fe->syms[i].size;
-        sym.st_info = GELF_ST_INFO(fe->syms[i].bind, fe->syms[i].type);
-        sym.st_shndx = (uint16_t)text_idx;
-        assert_true(gelf_update_sym(d, (int)i + 1, &sym));
-    }
-    add_data(str_scn, *strbuf, str_len, ELF_T_BYTE);
-    assert_non_null(gelf_getshdr(sym_scn, &sh));
-    sh.sh_link = (uint32_t)elf_ndxscn(str_scn);
-    sh.sh_entsize = entsize;
-    sh.sh_info = 1;
-    assert_true(gelf_update_shdr(sym_scn, &sh));
-}
-
-/* Write fe to tmpdir/name; returns the path (static buffer). */
-static const char *write_elf(const char *name, const struct fake_elf *fe)
-{
-    static char path[512];
-    void *symbuf;
-    char *strbuf;
-    Elf_Scn *text, *shs;
-    GElf_Ehdr eh;
-    Elf *e;
-    size_t i;
-    int fd;
-
-    snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
-    assert_int_not_equal(elf_version(EV_CURRENT), EV_NONE);
-    fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
-    assert_true(fd >= 0);
-    e = elf_begin(fd, ELF_C_WRITE, NULL);
-    assert_non_null(e);
-    assert_non_null(gelf_newehdr(e, fe->cls));
-    assert_non_null(gelf_getehdr(e, &eh));
-    eh.e_ident[EI_DATA] = ELFDATA2LSB;
-    eh.e_machine = (uint16_t)fe->machine;
-    eh.e_type = (uint16_t)fe->type;
-    eh.e_version = EV_CURRENT;
-    assert_true(gelf_update_ehdr(e, &eh));
-    assert_non_null(gelf_newphdr(e, fe->n_segs));
-    text = new_section(e, SH_TEXT, SHT_NOBITS, SHF_ALLOC | SHF_EXECINSTR,
-                       fe->text_addr, fe->text_size);
-    /* libelf sizes sections from their data, even NOBITS ones. */
-    add_data(text, NULL, fe->text_size, ELF_T_BYTE);
-    add_symtab(e, fe, elf_ndxscn(text), &symbuf, &strbuf);
-    shs = new_section(e, SH_SHSTRTAB, SHT_STRTAB, 0, 0, 0);
-    add_data(shs, (void *)shstr, sizeof(shstr), ELF_T_BYTE);
-    assert_non_null(gelf_getehdr(e, &eh));
-    eh.e_shstrndx = (uint16_t)elf_ndxscn(shs);
-    assert_true(gelf_update_ehdr(e, &eh));
-    for (i = 0; i < fe->n_segs; i++) {
-        GElf_Phdr ph = { 0 };
-
-        ph.p_type = PT_LOAD;
-        ph.p_offset = fe->segs[i].offset;
-        ph.p_vaddr = ph.p_paddr = fe->segs[i].vaddr;
-        ph.p_filesz = ph.p_memsz = fe->segs[i].memsz;
-        ph.p_flags = PF_R | (fe->segs[i].exec ? PF_X : 0);
-        ph.p_align = 0x1000;
-        assert_true(gelf_update_phdr(e, (int)i, &ph));
-    }
-    assert_true(elf_update(e, ELF_C_WRITE) >= 0);
-    elf_end(e);
-    close(fd);
-    free(symbuf);
-    free(strbuf);
-    return path;
-}
 
 /*
  * The program of most tests: code at 0x401000..0x403000 (file offset
  * 0x1000), data segment up to 0x405000.
  *   _start  0x401000 size 0x10  global func
  *   helper  0x401010 size 0x20  local func   -> gap 0x401030..0x401100
- *   inner   0x401014 size 0     local label inside helper: dropped
- *   main    0x401100 size 0x100 global func
- *   __main  0x401100 size 0x100 local func (alias: main wins)
+ *   inner   0x401014 size 0     local label inside helper: cuts it,
+ *                               runs to helper's end 0x401030
+ *   __main  0x401100 size 0x100 global func
+ *   main    0x401100 size 0x100 weak func (alias: fewer '_' wins)
+ *   main_l  0x401100 size 0     global label (a label loses)
  *   $x      0x401200 size 0     mapping symbol: dropped
  *   loop    0x401200 size 0     label: runs to the next symbol
  *   last    0x401300 size 0     label: runs to the end of .text 0x403000
@@ -190,8 +43,9 @@ static const struct fake_sym prog_syms[] = {
     { "_start", 0x401000, 0x10, STT_FUNC, STB_GLOBAL },
     { "helper", 0x401010, 0x20, STT_FUNC, STB_LOCAL },
     { "inner", 0x401014, 0, STT_NOTYPE, STB_LOCAL },
-    { "__main", 0x401100, 0x100, STT_FUNC, STB_LOCAL },
-    { "main", 0x401100, 0x100, STT_FUNC, STB_GLOBAL },
+    { "__main", 0x401100, 0x100, STT_FUNC, STB_GLOBAL },
+    { "main_l", 0x401100, 0, STT_NOTYPE, STB_GLOBAL },
+    { "main", 0x401100, 0x100, STT_FUNC, STB_WEAK },
     { "$x", 0x401200, 0, STT_NOTYPE, STB_LOCAL },
     { "loop", 0x401200, 0, STT_NOTYPE, STB_LOCAL },
     { "last", 0x401300, 0, STT_NOTYPE, STB_LOCAL },
@@ -208,10 +62,10 @@ static struct fake_elf prog(int type, uint64_t shift)
     static struct fake_sym syms[sizeof(prog_syms) / sizeof(prog_syms[0])];
     static struct fake_seg segs[3];
     struct fake_elf fe = { ELFCLASS64, EM_X86_64, type, 0x401000 - shift,
-                           0x2000, segs, 3, syms, 8 };
+                           0x2000, segs, 3, syms, 9 };
     size_t i;
 
-    for (i = 0; i < 8; i++) {
+    for (i = 0; i < 9; i++) {
         syms[i] = prog_syms[i];
         syms[i].value -= shift;
     }
@@ -246,7 +100,7 @@ static void expect_sym(const struct qtrace_symbols *s, uint64_t addr,
 static void test_symbols_exec_at_link_address_resolves(void **state)
 {
     struct fake_elf fe = prog(ET_EXEC, 0);
-    const char *path = write_elf("exec", &fe);
+    const char *path = fake_elf_write(tmpdir, "exec", &fe);
     struct qtrace_symbols *s = qtrace_symbols_new();
     struct qtrace_err err = { "" };
     struct qtrace_image im;
@@ -260,14 +114,15 @@ static void test_symbols_exec_at_link_address_resolves(void **state)
     assert_int_equal(im.start, 0x400000);  /* the whole PT_LOAD extent */
     assert_int_equal(im.end, 0x405000);
     assert_true(im.loaded);
-    assert_int_equal(im.n_syms, 5);   /* _start helper main loop last */
+    assert_int_equal(im.n_syms, 6);   /* _start helper inner main loop last */
     expect_sym(s, 0x401000, "_start", 0);
     expect_sym(s, 0x40100f, "_start", 0xf);
-    expect_sym(s, 0x401014, "helper", 4);     /* label inside: dropped */
-    expect_sym(s, 0x40102f, "helper", 0x1f);
+    expect_sym(s, 0x401013, "helper", 3);
+    expect_sym(s, 0x401014, "inner", 0);      /* a label inside helper */
+    expect_sym(s, 0x40102f, "inner", 0x1b);   /* up to helper's end */
     expect_sym(s, 0x401030, NULL, 0);         /* past helper's size */
     expect_sym(s, 0x4010ff, NULL, 0);
-    expect_sym(s, 0x401100, "main", 0);       /* global beats __main */
+    expect_sym(s, 0x401100, "main", 0);       /* not __main, not main_l */
     expect_sym(s, 0x4011ff, "main", 0xff);
     expect_sym(s, 0x401200, "loop", 0);       /* not $x */
     expect_sym(s, 0x4012ff, "loop", 0xff);    /* up to the next symbol */
@@ -282,7 +137,7 @@ static void test_symbols_exec_at_link_address_resolves(void **state)
 static void test_symbols_pie_map_uses_load_bias(void **state)
 {
     struct fake_elf fe = prog(ET_DYN, 0x400000);
-    const char *path = write_elf("pie", &fe);
+    const char *path = fake_elf_write(tmpdir, "pie", &fe);
     struct qtrace_symbols *s = qtrace_symbols_new();
     struct qtrace_err err = { "" };
     const uint64_t base = 0x555555554000;
@@ -297,7 +152,7 @@ static void test_symbols_pie_map_uses_load_bias(void **state)
     assert_int_equal(im.start, base);
     assert_int_equal(im.end, base + 0x5000);
     expect_sym(s, base + 0x1100, "main", 0);
-    expect_sym(s, base + 0x1010 + 5, "helper", 5);
+    expect_sym(s, base + 0x1010 + 3, "helper", 3);
     expect_sym(s, 0x1100, NULL, 0);           /* the unbiased address */
     /* Another mapping of the same file and bias merges: 1, one image. */
     assert_int_equal(qtrace_symbols_add_map(s, path, base, base + 0x1000,
@@ -318,7 +173,7 @@ static void test_symbols_pie_map_uses_load_bias(void **state)
 static void test_symbols_program_pie_from_start_code(void **state)
 {
     struct fake_elf fe = prog(ET_DYN, 0x400000);
-    const char *path = write_elf("pie-prog", &fe);
+    const char *path = fake_elf_write(tmpdir, "pie-prog", &fe);
     struct qtrace_symbols *s = qtrace_symbols_new();
     struct qtrace_err err = { "" };
     struct qtrace_image im;
@@ -346,7 +201,7 @@ static void test_symbols_program_pie_from_start_code(void **state)
 static void test_symbols_program_exec_ignores_start_code(void **state)
 {
     struct fake_elf fe = prog(ET_EXEC, 0);
-    const char *path = write_elf("exec-prog", &fe);
+    const char *path = fake_elf_write(tmpdir, "exec-prog", &fe);
     struct qtrace_symbols *s = qtrace_symbols_new();
     struct qtrace_err err = { "" };
 
@@ -367,7 +222,7 @@ static void test_symbols_arm_thumb_bit_cleared(void **state)
     static const struct fake_seg segs[] = { { 0, 0x10000, 0x1000, true } };
     struct fake_elf fe = { ELFCLASS32, EM_ARM, ET_EXEC, 0x10000, 0x1000,
                            segs, 1, syms, 2 };
-    const char *path = write_elf("arm", &fe);
+    const char *path = fake_elf_write(tmpdir, "arm", &fe);
     struct qtrace_symbols *s = qtrace_symbols_new();
     struct qtrace_err err = { "" };
 
