@@ -49,8 +49,10 @@ static int read_phdr(const struct elf_file *ef, const uint8_t *ph,
 {
     uint32_t type = (uint32_t)get(ef, ph, 4);
     uint64_t offset, vaddr, filesz, memsz;
+    uint32_t flags;
 
     if (ef->is64) {
+        flags = (uint32_t)get(ef, ph + 4, 4);
         offset = get(ef, ph + 8, 8);
         vaddr = get(ef, ph + 16, 8);
         filesz = get(ef, ph + 32, 8);
@@ -60,11 +62,13 @@ static int read_phdr(const struct elf_file *ef, const uint8_t *ph,
         vaddr = get(ef, ph + 8, 4);
         filesz = get(ef, ph + 16, 4);
         memsz = get(ef, ph + 20, 4);
+        flags = (uint32_t)get(ef, ph + 24, 4);
     }
     if (type == PT_LOAD && out->n_segs < ELF_LOAD_MAX_SEGS) {
         out->segs[out->n_segs].vaddr = vaddr;
         out->segs[out->n_segs].memsz = memsz;
         out->segs[out->n_segs].offset = offset;
+        out->segs[out->n_segs].flags = flags;
         out->n_segs++;
     } else if (type == PT_INTERP) {
         if (filesz == 0 || filesz > sizeof(out->interp)) {

@@ -19,6 +19,7 @@ struct elf_seg {
     uint64_t vaddr;             /* p_vaddr */
     uint64_t memsz;             /* p_memsz */
     uint64_t offset;            /* p_offset */
+    uint32_t flags;             /* p_flags: PF_X, PF_W, PF_R */
 };
 
 struct elf_load {

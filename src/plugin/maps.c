@@ -5,6 +5,7 @@
  * call, not per executed instruction); maps_binary runs once.
  */
 #include <inttypes.h>
+#include <elf.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -157,16 +158,42 @@ static void map_interp(const char *program, const char *interp,
     emit_segments(&el, bias, real);
 }
 
-void maps_binary(const char *path, uint64_t entry, uint64_t first_pc)
+/*
+ * QEMU's start_code is the lowest executable segment's address once
+ * loaded (its entry_code is the interpreter's entry for a dynamic
+ * program, so it cannot give the bias).
+ */
+static bool program_bias(const struct elf_load *el, uint64_t start_code,
+                         uint64_t *bias)
+{
+    size_t i;
+
+    *bias = 0;
+    if (!el->is_dyn) {
+        return true;
+    }
+    for (i = 0; i < el->n_segs; i++) {
+        if (el->segs[i].flags & PF_X) {
+            *bias = start_code - el->segs[i].vaddr;
+            return *bias % PAGE == 0;
+        }
+    }
+    return false;
+}
+
+void maps_binary(const char *path, uint64_t start_code, uint64_t first_pc)
 {
     char real[PATH_MAX];
     struct elf_load el;
+    uint64_t bias;
 
     if (!ms.abi || !path[0] || !realpath(path, real) ||
         elf_load_read(real, &el, NULL) < 0) {
         return;
     }
-    emit_segments(&el, el.is_dyn ? entry - el.entry : 0, real);
+    if (program_bias(&el, start_code, &bias)) {
+        emit_segments(&el, bias, real);
+    }
     if (el.interp[0]) {
         map_interp(path, el.interp, first_pc);
     }

@@ -19,10 +19,10 @@ bool maps_setup(const char *target);
 /*
  * At the first translation (its pc is where the guest starts: the
  * interpreter's entry for a dynamic program): the program at path, whose
- * entry QEMU reports as entry, and its interpreter. Written to the
- * translation stream (no vCPU, time 0).
+ * code QEMU says starts at start_code, and its interpreter. Written to
+ * the translation stream (no vCPU, time 0).
  */
-void maps_binary(const char *path, uint64_t entry, uint64_t first_pc);
+void maps_binary(const char *path, uint64_t start_code, uint64_t first_pc);
 
 /* A system call starts: an mmap of a file notes the file. */
 void maps_syscall(unsigned int vcpu, int64_t num, uint64_t len,

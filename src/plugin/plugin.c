@@ -348,7 +348,7 @@ static void capture_binary(uint64_t first_pc)
     guest_binary.entry = qemu_plugin_entry_code();
     atomic_store(&guest_binary.ready, true);
     if (qt.trace_maps) {
-        maps_binary(guest_binary.path, guest_binary.entry, first_pc);
+        maps_binary(guest_binary.path, guest_binary.start_code, first_pc);
     }
 }
 
