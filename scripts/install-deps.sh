@@ -14,6 +14,7 @@ gcc-riscv64-linux-gnu libc6-dev-riscv64-cross
 gcc-arm-linux-gnueabihf libc6-dev-armhf-cross
 binutils-aarch64-linux-gnu
 ca-certificates
+uftrace python3
 "
 
 missing=""

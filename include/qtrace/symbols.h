@@ -56,8 +56,9 @@ void qtrace_symbols_free(struct qtrace_symbols *s);  /* NULL is a no-op */
  * Returns 0 when the image is new, 1 when it was known already (same file
  * and bias: nothing changes) or when the file could not be read before,
  * and -errno the first time a file cannot be read as an ELF (err:
- * "PATH: REASON"). Such an image is kept without symbols: its addresses
- * resolve to nothing and the caller shows them in hex.
+ * "PATH: REASON"; -ENOEXEC when it is no ELF file at all, such as a data
+ * file the guest mapped). Such an image is kept without symbols: its
+ * addresses resolve to nothing and the caller shows them in hex.
  */
 int qtrace_symbols_add_map(struct qtrace_symbols *s, const char *path,
                            uint64_t start, uint64_t end, uint64_t offset,
@@ -97,8 +98,9 @@ typedef void (*qtrace_symbols_warn_fn)(void *arg, const char *msg);
  * binary and start_code, user mode) unless a record placed it already.
  * Reads the trace from its start and rewinds it; a trace that stops early
  * gives what was read (its reader reports the cut later). warn (may be
- * NULL) is told once about each file that cannot be read. Returns 0 or
- * -ENOMEM.
+ * NULL) is told once about each file that cannot be read, except mapped
+ * files that are not ELF at all (ld.so.cache, data): those are no loss.
+ * Returns 0 or -ENOMEM.
  */
 int qtrace_symbols_load_trace(struct qtrace_symbols *s,
                               struct qtrace_reader *rd,

@@ -315,7 +315,7 @@ static int read_elf(Elf *elf, struct elf_file *f, const char *path,
     if (eh.e_type != ET_EXEC && eh.e_type != ET_DYN) {
         qtrace_err_set(err, "%s: not a program or shared object (ELF "
                        "type %u)", path, (unsigned)eh.e_type);
-        return -ENOEXEC;
+        return -EINVAL;
     }
     f->dynamic = eh.e_type == ET_DYN;
     col.machine = eh.e_machine;

@@ -35,7 +35,8 @@ struct elf_file {
 
 /*
  * Read path into *f (zeroed first). Returns 0, or -errno with err as
- * "PATH: REASON" (not an ELF file, not a program or shared object, ...).
+ * "PATH: REASON": -ENOEXEC for a file that is not ELF at all, -EINVAL
+ * for an ELF file that is not a program or shared object.
  */
 int elf_file_read(struct elf_file *f, const char *path,
                   struct qtrace_err *err);

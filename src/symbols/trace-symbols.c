@@ -44,14 +44,18 @@ static bool find_map_args(struct map_args *m, const struct qtrace_catalog *c)
     return m->start >= 0 && m->end >= 0 && m->path >= 0;
 }
 
-/* Add one file; a failure is told to warn, ENOMEM is returned. */
+/*
+ * The result of adding one file: a failure is told to warn, ENOMEM is
+ * returned. quiet_noelf: a mapped file that is no ELF file is data.
+ */
 static int add_checked(int ret, const struct qtrace_err *err,
-                       qtrace_symbols_warn_fn warn, void *arg)
+                       bool quiet_noelf, qtrace_symbols_warn_fn warn,
+                       void *arg)
 {
     if (ret == -ENOMEM) {
         return ret;
     }
-    if (ret < 0 && warn) {
+    if (ret < 0 && warn && !(quiet_noelf && ret == -ENOEXEC)) {
         warn(arg, err->msg);
     }
     return 0;
@@ -82,7 +86,7 @@ static int add_record(struct qtrace_symbols *s, const struct map_args *m,
                                  qtrace_record_u64(rec, (unsigned)m->offset)
                                  : 0, &err);
     free(path);
-    return add_checked(ret, &err, warn, arg);
+    return add_checked(ret, &err, true, warn, arg);
 }
 
 int qtrace_symbols_load_trace(struct qtrace_symbols *s,
@@ -111,7 +115,7 @@ int qtrace_symbols_load_trace(struct qtrace_symbols *s,
         uint64_t code = start_code ? strtoull(start_code, NULL, 0) : 0;
 
         ret = add_checked(qtrace_symbols_add_program(s, binary, code, &err),
-                          &err, warn, arg);
+                          &err, false, warn, arg);
     }
     return ret;
 }
