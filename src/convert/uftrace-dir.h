@@ -53,7 +53,8 @@ void uftrace_dir_seen(struct uftrace_dir *u, uint32_t tid, uint64_t time);
  * be NULL: addresses then show in hex) and free u. Returns 0 or -errno
  * with err filled; u is freed either way.
  */
-int uftrace_dir_close(struct uftrace_dir *u, const struct uftrace_dir_meta *meta,
+int uftrace_dir_close(struct uftrace_dir *u,
+                      const struct uftrace_dir_meta *meta,
                       const struct qtrace_symbols *syms,
                       struct qtrace_err *err);
 

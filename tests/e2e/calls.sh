@@ -4,16 +4,25 @@
 # counts its header comment gives, and the reduction of a replay-style
 # tree (uftrace's or qtrace's) to those functions (calltree.awk).
 
-CALLS_FUNCS="main fact add_one twice apply jump_inner jump_middle after_jump jump_outer in_handler on_signal raise_signal work_item worker run_threads"
+CALLS_FUNCS="main fact add_one twice apply jump_inner jump_middle after_jump"
+CALLS_FUNCS="$CALLS_FUNCS jump_outer in_handler on_signal raise_signal"
+CALLS_FUNCS="$CALLS_FUNCS work_item worker run_threads"
 E2E_DIR=$(dirname "$0")
 
 # The main thread's tree, then each worker's: "DEPTH:NAME" per call,
 # DEPTH counting only the guest's own functions (calls.c's comment).
-CALLS_TREE_MAIN="0:main,1:fact,2:fact,3:fact,4:fact,5:fact,1:apply,2:add_one,1:apply,2:twice,1:jump_outer,2:jump_middle,3:jump_inner,2:after_jump,1:raise_signal,2:on_signal,3:in_handler,1:run_threads"
+CALLS_TREE_MAIN="0:main,1:fact,2:fact,3:fact,4:fact,5:fact"
+CALLS_TREE_MAIN="$CALLS_TREE_MAIN,1:apply,2:add_one,1:apply,2:twice"
+CALLS_TREE_MAIN="$CALLS_TREE_MAIN,1:jump_outer,2:jump_middle,3:jump_inner"
+CALLS_TREE_MAIN="$CALLS_TREE_MAIN,2:after_jump,1:raise_signal,2:on_signal"
+CALLS_TREE_MAIN="$CALLS_TREE_MAIN,3:in_handler,1:run_threads"
 CALLS_TREE_WORKER="0:worker,1:work_item"
 
 # Calls per function, sorted by name.
-CALLS_COUNTS="add_one=1 after_jump=1 apply=2 fact=5 in_handler=1 jump_inner=1 jump_middle=1 jump_outer=1 main=1 on_signal=1 raise_signal=1 run_threads=1 twice=1 work_item=2 worker=2"
+CALLS_COUNTS="add_one=1 after_jump=1 apply=2 fact=5 in_handler=1"
+CALLS_COUNTS="$CALLS_COUNTS jump_inner=1 jump_middle=1 jump_outer=1 main=1"
+CALLS_COUNTS="$CALLS_COUNTS on_signal=1 raise_signal=1 run_threads=1 twice=1"
+CALLS_COUNTS="$CALLS_COUNTS work_item=2 worker=2"
 
 # calls_main ARCH: the name main's frame has. glibc's static aarch64
 # start code calls __wrap_main, which enters main by a direct branch
@@ -53,7 +62,10 @@ check_tree() {
 # report --functions), sorted by name.
 calls_counts() {
     awk -v names="$CALLS_FUNCS __wrap_main" '
-        BEGIN { n = split(names, l, " "); for (i = 1; i <= n; i++) g[l[i]] = 1 }
+        BEGIN {
+            n = split(names, l, " ")
+            for (i = 1; i <= n; i++) g[l[i]] = 1
+        }
         ($NF in g) && $(NF - 1) ~ /^[0-9]+$/ {
             name = $NF
             if (name == "__wrap_main") name = "main"

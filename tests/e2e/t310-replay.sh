@@ -36,7 +36,9 @@ check_eq "replay -F jump_outer -D 1" "jump_outer();" \
     "$(replay_text --filter=jump_outer --depth=1)"
 replay_text -N raise_signal -N 'run_*' > "$WORK/notrace"
 check_eq "replay -N: raise_signal, run_threads and callees hidden" 0 \
-    "$(grep -c -E '(raise_signal|on_signal|in_handler|run_threads|pthread_create)\(' "$WORK/notrace")"
+    "$(grep -c -E \
+       '(raise_signal|on_signal|in_handler|run_threads|pthread_create)\(' \
+       "$WORK/notrace")"
 check_eq "replay -N: the workers stay (other streams)" 2 \
     "$(grep -c '^ *worker() {' "$WORK/notrace")"
 check_eq "replay -N: fact stays" 5 "$(grep -c '^ *fact()' "$WORK/notrace")"
@@ -55,7 +57,8 @@ outer=$("$QTRACE" replay -F fact -D 1 "$T" | awk '/fact\(\);$/ { print $1 }')
 check_eq "report: fact's total is the outermost call's duration" \
     "$outer" "$fact_total"
 check_eq "report: first line is the heaviest" \
-    "$(awk '$1 ~ /^[0-9]+$/ { print $1 }' "$WORK/report" | sort -rn | head -1)" \
+    "$(awk '$1 ~ /^[0-9]+$/ { print $1 }' "$WORK/report" |
+       sort -rn | head -1)" \
     "$(awk '$1 ~ /^[0-9]+$/ { print $1; exit }' "$WORK/report")"
 
 "$QTRACE" dump -e 'func_*' "$T" > "$WORK/dump"

@@ -19,7 +19,8 @@ SRC="$E2E_DIR/../guests/calls.c"
 
 # The guest's own build flags (tests/guests/meson.build), plus -pg.
 gcc -pg -O1 -g -fno-optimize-sibling-calls -pthread -o "$WORK/calls-pg" \
-    "$SRC" > "$WORK/gcc.out" 2>&1 || skip "gcc -pg failed: $(head -1 "$WORK/gcc.out")"
+    "$SRC" > "$WORK/gcc.out" 2>&1 ||
+    skip "gcc -pg failed: $(head -1 "$WORK/gcc.out")"
 (cd "$WORK" && uftrace record -d "$WORK/native" "$WORK/calls-pg") \
     > "$WORK/native.out" 2> "$WORK/native.err"
 check_eq "uftrace record status" 0 "$?"
