@@ -112,9 +112,11 @@ int qtrace_symbols_load_trace(struct qtrace_symbols *s,
  * symbols ($x, $d, $a, $t...) and local .L labels are dropped. At one
  * address one name wins: a function over a label, then the fewest
  * leading underscores (calloc over __calloc), then global over weak over
- * local. A symbol of size 0 covers up to the next symbol or the end
- * of its section (or of the sized function it sits in); a sized symbol
- * ends at the next symbol if that comes first.
+ * local. Lazy-binding PLT stubs get "name@plt" (the size of the PLT must
+ * match the GNU linkers' layout for the machine). A symbol of size 0
+ * covers up to the next symbol or the end of its section (or of the sized
+ * function it sits in); a sized symbol ends at the next symbol if that
+ * comes first.
  */
 
 #endif /* QTRACE_SYMBOLS_H */

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -156,6 +157,138 @@ static int collect_table(Elf *elf, Elf_Scn *scn, const GElf_Shdr *tab,
     return 0;
 }
 
+/* ---- PLT stubs: "name@plt" ---- */
+
+/*
+ * Lazy-binding PLTs as the GNU linkers lay them out: a header, then one
+ * fixed-size stub per .rel(a).plt entry, in the same order. Only a PLT
+ * whose size is exactly that is named (arm's Thumb entry stubs vary in
+ * size: not named). x86_64 with IBT puts the stubs in .plt.sec, headless.
+ */
+static const struct {
+    uint16_t machine;
+    uint32_t header;                /* bytes before the first stub */
+    uint32_t stub;                  /* bytes per stub */
+} plt_layouts[] = {
+    { EM_X86_64, 16, 16 },
+    { EM_386, 16, 16 },
+    { EM_AARCH64, 32, 16 },
+    { EM_RISCV, 32, 16 },
+    { EM_ARM, 20, 12 },
+};
+
+/* The sections named .plt, .plt.sec and .rel(a).plt, if any. */
+struct plt_scns {
+    Elf_Scn *plt, *plt_sec, *rel;
+    GElf_Shdr plt_sh, plt_sec_sh, rel_sh;
+};
+
+static void find_plt_scns(Elf *elf, struct plt_scns *p)
+{
+    Elf_Scn *scn = NULL;
+    size_t shstrndx;
+
+    memset(p, 0, sizeof(*p));
+    if (elf_getshdrstrndx(elf, &shstrndx) != 0) {
+        return;
+    }
+    while ((scn = elf_nextscn(elf, scn)) != NULL) {
+        GElf_Shdr sh;
+        const char *name;
+
+        if (!gelf_getshdr(scn, &sh) ||
+            !(name = elf_strptr(elf, shstrndx, sh.sh_name))) {
+            continue;
+        }
+        if (strcmp(name, ".plt") == 0) {
+            p->plt = scn;
+            p->plt_sh = sh;
+        } else if (strcmp(name, ".plt.sec") == 0) {
+            p->plt_sec = scn;
+            p->plt_sec_sh = sh;
+        } else if (strcmp(name, ".rela.plt") == 0 ||
+                   strcmp(name, ".rel.plt") == 0) {
+            p->rel = scn;
+            p->rel_sh = sh;
+        }
+    }
+}
+
+/* Name of the dynamic symbol a PLT relocation refers to, or NULL. */
+static const char *reloc_name(Elf *elf, const struct plt_scns *p,
+                              size_t i)
+{
+    Elf_Data *data = elf_getdata(p->rel, NULL);
+    Elf_Scn *dyn = elf_getscn(elf, p->rel_sh.sh_link);
+    GElf_Shdr dyn_sh;
+    GElf_Sym sym;
+    uint64_t info = 0;
+
+    if (p->rel_sh.sh_type == SHT_RELA) {
+        GElf_Rela r;
+
+        info = gelf_getrela(data, (int)i, &r) ? r.r_info : 0;
+    } else {
+        GElf_Rel r;
+
+        info = gelf_getrel(data, (int)i, &r) ? r.r_info : 0;
+    }
+    if (!GELF_R_SYM(info) || !dyn || !gelf_getshdr(dyn, &dyn_sh) ||
+        !gelf_getsym(elf_getdata(dyn, NULL), (int)GELF_R_SYM(info), &sym)) {
+        return NULL;
+    }
+    return elf_strptr(elf, dyn_sh.sh_link, sym.st_name);
+}
+
+/* A stub is a sized label: any real symbol at its address wins. */
+static int add_plt_stub(struct collect *col, uint64_t addr, uint64_t size,
+                        const char *name)
+{
+    char full[256];
+    GElf_Sym sym = { 0 };
+    GElf_Shdr sh = { 0 };
+
+    snprintf(full, sizeof(full), "%s@plt", name);
+    sym.st_value = addr;
+    sym.st_size = size;
+    sym.st_info = GELF_ST_INFO(STB_LOCAL, STT_NOTYPE);
+    return add_cand(col, &sym, &sh, full);
+}
+
+static int collect_plt(Elf *elf, struct collect *col)
+{
+    struct plt_scns p;
+    uint64_t base, stub = 0, header = 0, n, i;
+
+    find_plt_scns(elf, &p);
+    for (i = 0; i < sizeof(plt_layouts) / sizeof(plt_layouts[0]); i++) {
+        if (plt_layouts[i].machine == col->machine) {
+            header = plt_layouts[i].header;
+            stub = plt_layouts[i].stub;
+        }
+    }
+    if (!stub || !p.rel || !p.rel_sh.sh_entsize || !(p.plt || p.plt_sec)) {
+        return 0;
+    }
+    n = p.rel_sh.sh_size / p.rel_sh.sh_entsize;
+    if (p.plt_sec && p.plt_sec_sh.sh_size == n * stub) {
+        base = p.plt_sec_sh.sh_addr;
+    } else if (p.plt && p.plt_sh.sh_size == header + n * stub) {
+        base = p.plt_sh.sh_addr + header;
+    } else {
+        return 0;                   /* a layout we do not know */
+    }
+    for (i = 0; i < n; i++) {
+        const char *name = reloc_name(elf, &p, i);
+
+        if (name && name[0] &&
+            add_plt_stub(col, base + i * stub, stub, name) < 0) {
+            return -ENOMEM;
+        }
+    }
+    return 0;
+}
+
 static int collect_symbols(Elf *elf, struct collect *col)
 {
     Elf_Scn *scn = NULL;
@@ -171,7 +304,7 @@ static int collect_symbols(Elf *elf, struct collect *col)
             return -ENOMEM;
         }
     }
-    return 0;
+    return collect_plt(elf, col);
 }
 
 /*

@@ -44,9 +44,60 @@ static void add_data(Elf_Scn *scn, void *buf, size_t len, Elf_Type type)
     d->d_version = EV_CURRENT;
 }
 
-/* "\0.text\0.symtab\0.strtab\0.shstrtab\0" */
-static const char shstr[] = "\0.text\0.symtab\0.strtab\0.shstrtab";
-enum { SH_TEXT = 1, SH_SYMTAB = 7, SH_STRTAB = 15, SH_SHSTRTAB = 23 };
+/* Section names, and where each starts in this string. */
+static const char shstr[] = "\0.text\0.symtab\0.strtab\0.shstrtab"
+                            "\0.plt\0.rela.plt\0.dynsym\0.dynstr";
+enum {
+    SH_TEXT = 1, SH_SYMTAB = 7, SH_STRTAB = 15, SH_SHSTRTAB = 23,
+    SH_PLT = 33, SH_RELA_PLT = 38, SH_DYNSYM = 48, SH_DYNSTR = 56,
+};
+
+/* .plt, .rela.plt (JUMP_SLOT i -> dynamic symbol i + 1) and .dynsym. */
+static void add_plt(Elf *e, const struct fake_elf *fe, void **bufs)
+{
+    size_t sym_size = gelf_fsize(e, ELF_T_SYM, 1, EV_CURRENT);
+    size_t rela_size = gelf_fsize(e, ELF_T_RELA, 1, EV_CURRENT);
+    Elf_Scn *str, *dyn, *rela, *plt;
+    size_t i, str_len = 1;
+    GElf_Shdr sh;
+    char *names;
+
+    bufs[0] = names = calloc(1, 4096);
+    bufs[1] = calloc(fe->n_plt + 1, sym_size);
+    bufs[2] = calloc(fe->n_plt, rela_size);
+    str = new_section(e, SH_DYNSTR, SHT_STRTAB, 0, 0, 0);
+    dyn = new_section(e, SH_DYNSYM, SHT_DYNSYM, 0, 0, 0);
+    rela = new_section(e, SH_RELA_PLT, SHT_RELA, 0, 0, 0);
+    add_data(dyn, bufs[1], (fe->n_plt + 1) * sym_size, ELF_T_SYM);
+    add_data(rela, bufs[2], fe->n_plt * rela_size, ELF_T_RELA);
+    for (i = 0; i < fe->n_plt; i++) {
+        GElf_Sym sym = { 0 };
+        GElf_Rela r = { 0 };
+
+        sym.st_name = (uint32_t)str_len;
+        sym.st_info = GELF_ST_INFO(STB_GLOBAL, STT_FUNC);
+        strcpy(names + str_len, fe->plt[i]);
+        str_len += strlen(fe->plt[i]) + 1;
+        assert_true(gelf_update_sym(elf_getdata(dyn, NULL), (int)i + 1,
+                                    &sym));
+        r.r_info = GELF_R_INFO(i + 1, R_X86_64_JUMP_SLOT);
+        assert_true(gelf_update_rela(elf_getdata(rela, NULL), (int)i, &r));
+    }
+    add_data(str, names, str_len, ELF_T_BYTE);
+    assert_non_null(gelf_getshdr(dyn, &sh));
+    sh.sh_link = (uint32_t)elf_ndxscn(str);
+    sh.sh_entsize = sym_size;
+    sh.sh_info = 1;
+    assert_true(gelf_update_shdr(dyn, &sh));
+    assert_non_null(gelf_getshdr(rela, &sh));
+    sh.sh_link = (uint32_t)elf_ndxscn(dyn);
+    sh.sh_entsize = rela_size;
+    assert_true(gelf_update_shdr(rela, &sh));
+    plt = new_section(e, SH_PLT, SHT_NOBITS, SHF_ALLOC | SHF_EXECINSTR,
+                      fe->plt_addr, 0);
+    add_data(plt, NULL, fe->plt_size ? fe->plt_size : 16 + 16 * fe->n_plt,
+             ELF_T_BYTE);
+}
 
 /* Symbol and string tables for fe; buffers freed by the caller. */
 static void add_symtab(Elf *e, const struct fake_elf *fe, size_t text_idx,
@@ -88,7 +139,7 @@ const char *fake_elf_write(const char *dir, const char *name,
                            const struct fake_elf *fe)
 {
     static char path[512];
-    void *symbuf;
+    void *symbuf, *plt_bufs[3] = { NULL, NULL, NULL };
     char *strbuf;
     Elf_Scn *text, *shs;
     GElf_Ehdr eh;
@@ -115,6 +166,9 @@ const char *fake_elf_write(const char *dir, const char *name,
     /* libelf sizes sections from their data, even NOBITS ones. */
     add_data(text, NULL, fe->text_size, ELF_T_BYTE);
     add_symtab(e, fe, elf_ndxscn(text), &symbuf, &strbuf);
+    if (fe->n_plt) {
+        add_plt(e, fe, plt_bufs);
+    }
     shs = new_section(e, SH_SHSTRTAB, SHT_STRTAB, 0, 0, 0);
     add_data(shs, (void *)shstr, sizeof(shstr), ELF_T_BYTE);
     assert_non_null(gelf_getehdr(e, &eh));
@@ -136,6 +190,9 @@ const char *fake_elf_write(const char *dir, const char *name,
     close(fd);
     free(symbuf);
     free(strbuf);
+    free(plt_bufs[0]);
+    free(plt_bufs[1]);
+    free(plt_bufs[2]);
     return path;
 }
 

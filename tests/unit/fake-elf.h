@@ -34,6 +34,12 @@ struct fake_elf {
     size_t n_segs;
     const struct fake_sym *syms;
     size_t n_syms;
+    /* Optional lazy PLT: .plt at plt_addr of plt_size bytes (0: a 16-byte
+     * header and 16 bytes per name), .rela.plt and .dynsym naming them. */
+    const char *const *plt;
+    size_t n_plt;
+    uint64_t plt_addr;
+    uint64_t plt_size;
 };
 
 /* Write fe to dir/name; returns the path (a static buffer). */

@@ -62,7 +62,7 @@ static struct fake_elf prog(int type, uint64_t shift)
     static struct fake_sym syms[sizeof(prog_syms) / sizeof(prog_syms[0])];
     static struct fake_seg segs[3];
     struct fake_elf fe = { ELFCLASS64, EM_X86_64, type, 0x401000 - shift,
-                           0x2000, segs, 3, syms, 9 };
+                           0x2000, segs, 3, syms, 9, NULL, 0, 0, 0 };
     size_t i;
 
     for (i = 0; i < 9; i++) {
@@ -221,7 +221,7 @@ static void test_symbols_arm_thumb_bit_cleared(void **state)
     };
     static const struct fake_seg segs[] = { { 0, 0x10000, 0x1000, true } };
     struct fake_elf fe = { ELFCLASS32, EM_ARM, ET_EXEC, 0x10000, 0x1000,
-                           segs, 1, syms, 2 };
+                           segs, 1, syms, 2, NULL, 0, 0, 0 };
     const char *path = fake_elf_write(tmpdir, "arm", &fe);
     struct qtrace_symbols *s = qtrace_symbols_new();
     struct qtrace_err err = { "" };
@@ -233,6 +233,40 @@ static void test_symbols_arm_thumb_bit_cleared(void **state)
     expect_sym(s, 0x1001f, "thumb_fn", 0x1f);
     expect_sym(s, 0x10020, NULL, 0);
     expect_sym(s, 0x10048, "arm_fn", 8);
+    qtrace_symbols_free(s);
+}
+
+/* PLT stubs of a dynamic program: "name@plt", in .rela.plt order. */
+static void test_symbols_plt_stubs_named(void **state)
+{
+    static const char *const plt[] = { "puts", "exit" };
+    static const struct fake_sym syms[] = {
+        { "main", 0x401000, 0x40, STT_FUNC, STB_GLOBAL },
+    };
+    static const struct fake_seg segs[] = { { 0, 0x400000, 0x2000, true } };
+    struct fake_elf fe = { ELFCLASS64, EM_X86_64, ET_EXEC, 0x401000, 0x100,
+                           segs, 1, syms, 1, plt, 2, 0x401800, 0 };
+    const char *path = fake_elf_write(tmpdir, "plt", &fe);
+    struct qtrace_symbols *s = qtrace_symbols_new();
+    struct qtrace_err err = { "" };
+
+    (void)state;
+    assert_int_equal(qtrace_symbols_add_map(s, path, 0x400000, 0x402000, 0,
+                                            &err), 0);
+    expect_sym(s, 0x401800, NULL, 0);         /* the PLT header */
+    expect_sym(s, 0x401810, "puts@plt", 0);
+    expect_sym(s, 0x40181f, "puts@plt", 0xf);
+    expect_sym(s, 0x401825, "exit@plt", 5);
+    expect_sym(s, 0x401830, NULL, 0);
+    expect_sym(s, 0x401000, "main", 0);
+    qtrace_symbols_free(s);
+    /* A PLT of another size is a layout we do not know: no names. */
+    fe.plt_size = 0x38;
+    path = fake_elf_write(tmpdir, "plt-odd", &fe);
+    s = qtrace_symbols_new();
+    assert_int_equal(qtrace_symbols_add_map(s, path, 0x400000, 0x402000, 0,
+                                            &err), 0);
+    expect_sym(s, 0x401810, NULL, 0);
     qtrace_symbols_free(s);
 }
 
@@ -303,6 +337,7 @@ int main(void)
         cmocka_unit_test(test_symbols_program_pie_from_start_code),
         cmocka_unit_test(test_symbols_program_exec_ignores_start_code),
         cmocka_unit_test(test_symbols_arm_thumb_bit_cleared),
+        cmocka_unit_test(test_symbols_plt_stubs_named),
         cmocka_unit_test(test_symbols_missing_file_warns_once),
         cmocka_unit_test(test_symbols_text_file_is_not_elf),
     };

@@ -112,7 +112,7 @@ static const char *write_prog(void)
         { 0x1000, 0x401000, 0x1000, true },
     };
     struct fake_elf fe = { ELFCLASS64, EM_X86_64, ET_EXEC, 0x401000, 0x1000,
-                           segs, 2, syms, 3 };
+                           segs, 2, syms, 3, NULL, 0, 0, 0 };
 
     return fake_elf_write(tmpdir, "prog", &fe);
 }
