@@ -87,4 +87,21 @@ check_dir() {
 
 check_dir conv
 check_dir sink
+
+# The plugin alone: uftrace= makes no native trace unless out= asks.
+(cd "$WORK" && "qemu-$ARCH" -plugin "$QTRACE_PLUGIN,uftrace=alone" \
+     "$GUEST" > /dev/null 2>&1)
+check_eq "plugin alone: guest status" 0 "$?"
+check_eq "plugin alone: native trace written" no \
+    "$(if [ -e "$WORK/qtrace.qtr" ]; then echo yes; else echo no; fi)"
+uftrace replay -d "$WORK/alone" > "$WORK/alone.replay" 2>&1
+check_tree "plugin alone: uftrace replay" "$WORK/alone.replay"
+
+# A directory that cannot be made stops QEMU at load, naming it.
+"$QTRACE" record -O "uftrace=$WORK/no/such" -o "$WORK/x.qtr" -- "$GUEST" \
+    > /dev/null 2> "$WORK/bad.err"
+check_eq "uftrace=BAD: status" 1 "$?"
+check_grep "uftrace=BAD: message" \
+    "^qtrace: uftrace=$WORK/no/such: No such file or directory\$" \
+    "$WORK/bad.err"
 finish
