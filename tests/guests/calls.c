@@ -40,6 +40,10 @@
  *
  *   output  "calls: ok"
  *   exit    0 (1 if a computed value is wrong)
+ *
+ * Run with the argument "deep", main instead calls deep(1500), which
+ * recurses 1500 frames deep (depths m+1 .. m+1500), prints "calls: deep
+ * ok" and returns 0.
  */
 #include <pthread.h>
 #include <setjmp.h>
@@ -133,6 +137,14 @@ static NOINLINE int raise_signal(void)
     return handled;
 }
 
+static NOINLINE int deep(int n)
+{
+    if (n <= 1) {
+        return 1;
+    }
+    return deep(n - 1) + 1;
+}
+
 static NOINLINE int work_item(int index)
 {
     return index * 7;
@@ -169,9 +181,15 @@ static NOINLINE int run_threads(void)
     return slots[0] + slots[1];
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     int ok = 1;
+
+    if (argc > 1 && strcmp(argv[1], "deep") == 0) {
+        ok = deep(1500) == 1500;
+        printf("calls: deep %s\n", ok ? "ok" : "WRONG");
+        return ok ? 0 : 1;
+    }
 
     ok &= fact(5) == 120;
     ok &= apply(add_one, 1) == 2;
