@@ -221,17 +221,27 @@ static void do_tail(struct calls_vcpu *cv, uint64_t target, uint64_t time)
 /*
  * Execution reached a return site without a return: if the frame that
  * called from there is still on the stack below the top, everything
- * above it was abandoned (longjmp, or an exception caught there).
+ * above it was abandoned (longjmp, or an exception caught there). Unless
+ * the top frame runs the same function: then a branch inside it reached
+ * the site (a recursive function jumping over its own call).
  */
 static void do_landing(struct calls_vcpu *cv, uint64_t pc, uint64_t time)
 {
     const struct land *l = land_slot(cv, pc);
+    const struct frame *caller;
 
     if (l->ret != pc || l->depth >= cv->depth) {
         return;
     }
-    if (l->depth > 0 && cv->frames[l->depth - 1].serial != l->serial) {
-        return;                     /* that frame has returned since */
+    if (l->depth > 0) {
+        caller = &cv->frames[l->depth - 1];
+        if (caller->serial != l->serial) {
+            return;                 /* that frame has returned since */
+        }
+        if (cv->depth <= CALLS_MAX_DEPTH &&
+            cv->frames[cv->depth - 1].entry == caller->entry) {
+            return;
+        }
     }
     unwind_to(cv, l->depth, pc, time);
 }

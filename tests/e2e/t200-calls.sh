@@ -171,10 +171,11 @@ check_eq "image_map holding the entry point" "$real" "$found"
 check_eq "first block executed" "$(printf '0x%x' "$((entry))")" \
     "$(awk '$3 == "exec_tb" { print $5; exit }' "$WORK/dump")"
 
-# "calls-ARCH deep": deep(1500) from main, deeper than the 1024 frames of
-# the shadow stack. Frames past 1024 are counted in the END chunk (its
-# key=value text ends the file), not recorded; the rest still nests and
-# closes.
+# "calls-ARCH deep": deep(5), then deep(1500) from main, deeper than the
+# 1024 frames of the shadow stack. Frames past 1024 are counted in the END
+# chunk (its key=value text ends the file), not recorded; the rest still
+# nests and closes. deep's innermost frame jumps to its caller's return
+# site: that is no return, and no deep frame may be unwound.
 "$QTRACE" record -e 'func_*' -o "$WORK/deep.qtr" -- "$GUEST" deep \
     > "$WORK/out" 2>&1
 check_eq "deep guest exit status" 0 "$?"
@@ -188,8 +189,11 @@ recorded=$(awk -v pc="$deep_pc" '$3 == "func_entry" && $5 == pc { n++ }
                                  END { print n + 0 }' "$WORK/deep")
 overflow=$(tail -c 1024 "$WORK/deep.qtr" | tr -c '[:print:]' '\n' |
            sed -n 's/^calls_overflow=//p')
-check_eq "deep: frames recorded plus frames counted" 1500 \
+check_eq "deep: frames recorded plus frames counted" 1505 \
     "$((recorded + ${overflow:-0}))"
+check_eq "deep: frames that did not return" 0 \
+    "$(awk -v pc="$deep_pc" '$3 == "func_exit" && $5 == pc && $11 != 0' \
+           "$WORK/deep" | wc -l)"
 
 # Following calls changes nothing else: the single-threaded demo guest
 # gives the same exec_tb records (pc and time) with and without func_*.
