@@ -7,7 +7,6 @@
  */
 #include <inttypes.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +50,8 @@ struct calls_vcpu {
     uint32_t depth;                 /* may exceed CALLS_MAX_DEPTH */
     uint32_t serial;
     uint32_t sigreturn_skip;        /* handlers that returned normally */
+    uint64_t overflows;             /* calls deeper than CALLS_MAX_DEPTH */
+    uint64_t unmatched;             /* returns to no known frame */
     struct frame frames[CALLS_MAX_DEPTH];
     struct land land[LAND_SLOTS];
 };
@@ -65,8 +66,6 @@ static struct {
     uint64_t *sites;                /* open addressing, 0 = empty */
     size_t sites_cap;               /* a power of two */
     size_t sites_used;
-    atomic_uint_fast64_t overflows; /* calls deeper than CALLS_MAX_DEPTH */
-    atomic_uint_fast64_t unmatched; /* returns to no known frame */
 } cs = { .sites_lock = PTHREAD_MUTEX_INITIALIZER };
 
 /* ---- records ---- */
@@ -127,7 +126,7 @@ static void push(struct calls_vcpu *cv, uint64_t entry, uint64_t ret,
 
     cv->depth++;
     if (cv->depth > CALLS_MAX_DEPTH) {
-        atomic_fetch_add_explicit(&cs.overflows, 1, memory_order_relaxed);
+        cv->overflows++;
         return;
     }
     f = &cv->frames[cv->depth - 1];
@@ -201,7 +200,7 @@ static bool do_return(struct calls_vcpu *cv, uint64_t target, uint64_t time)
         pop(cv, target, EXIT_RETURN, time);
         return true;
     }
-    atomic_fetch_add_explicit(&cs.unmatched, 1, memory_order_relaxed);
+    cv->unmatched++;
     return false;
 }
 
@@ -222,17 +221,27 @@ static void do_tail(struct calls_vcpu *cv, uint64_t target, uint64_t time)
 /*
  * Execution reached a return site without a return: if the frame that
  * called from there is still on the stack below the top, everything
- * above it was abandoned (longjmp, or an exception caught there).
+ * above it was abandoned (longjmp, or an exception caught there). Unless
+ * the top frame runs the same function: then a branch inside it reached
+ * the site (a recursive function jumping over its own call).
  */
 static void do_landing(struct calls_vcpu *cv, uint64_t pc, uint64_t time)
 {
     const struct land *l = land_slot(cv, pc);
+    const struct frame *caller;
 
     if (l->ret != pc || l->depth >= cv->depth) {
         return;
     }
-    if (l->depth > 0 && cv->frames[l->depth - 1].serial != l->serial) {
-        return;                     /* that frame has returned since */
+    if (l->depth > 0) {
+        caller = &cv->frames[l->depth - 1];
+        if (caller->serial != l->serial) {
+            return;                 /* that frame has returned since */
+        }
+        if (cv->depth <= CALLS_MAX_DEPTH &&
+            cv->frames[cv->depth - 1].entry == caller->entry) {
+            return;
+        }
     }
     unwind_to(cv, l->depth, pc, time);
 }
@@ -420,11 +429,27 @@ void calls_vcpu_stop(unsigned int vcpu, uint64_t time)
     cv->hot.attn = 0;
 }
 
+/*
+ * At exit. Counters of vCPUs still running may be a little behind: they
+ * are the vCPUs' own, not shared, so the hot path has no atomic.
+ */
 void calls_fmt_counts(char *buf, size_t len)
 {
+    uint64_t overflows = 0, unmatched = 0;
+    size_t i;
+
+    for (i = 0; i < CALLS_MAX_VCPUS; i++) {
+        const struct calls_vcpu *cv =
+            (const struct calls_vcpu *)__atomic_load_n(&calls_vcpus[i],
+                                                       __ATOMIC_ACQUIRE);
+
+        if (cv) {
+            overflows += cv->overflows;
+            unmatched += cv->unmatched;
+        }
+    }
     snprintf(buf, len, "calls_overflow=%" PRIu64 "\ncalls_unmatched=%"
-             PRIu64 "\n", (uint64_t)atomic_load(&cs.overflows),
-             (uint64_t)atomic_load(&cs.unmatched));
+             PRIu64 "\n", overflows, unmatched);
 }
 
 /* ---- translation ---- */

@@ -53,7 +53,10 @@ void calls_vcpu_stop(unsigned int vcpu, uint64_t time);
  */
 void calls_tb_trans(struct qemu_plugin_tb *tb, struct tb_info *ti);
 
-/* System call hooks (user mode): signal delivery and sigreturn. */
+/*
+ * System call hooks (user mode): signal delivery (the block after a system
+ * call is not where it returns), sigreturn and exit_group.
+ */
 void calls_syscall(unsigned int vcpu, int64_t num, uint64_t time);
 void calls_syscall_ret(unsigned int vcpu, int64_t num);
 

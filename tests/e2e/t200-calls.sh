@@ -29,7 +29,7 @@ thumb_bit=0
 [ "$ARCH" = arm ] && thumb_bit=1
 FUNCS='main|fact|apply|add_one|twice|jump_outer|jump_middle|jump_inner'
 FUNCS="$FUNCS|after_jump|raise_signal|on_signal|in_handler|run_threads"
-FUNCS="$FUNCS|worker|work_item"
+FUNCS="$FUNCS|worker|work_item|deep"
 readelf -sW "$GUEST" | awk -v re="^($FUNCS)\$" -v tb="$thumb_bit" '
     ($4 == "FUNC" && $8 ~ re) || $8 == "__wrap_main" {
         v = 0; h = tolower($2)
@@ -38,13 +38,15 @@ readelf -sW "$GUEST" | awk -v re="^($FUNCS)\$" -v tb="$thumb_bit" '
         if (tb && v % 2) v--
         printf "0x%x %s\n", v, ($8 == "__wrap_main" ? "main" : $8)
     }' > "$WORK/syms"
-check_eq "guest functions found by readelf" 15 \
+check_eq "guest functions found by readelf" 16 \
     "$(awk '{ print $2 }' "$WORK/syms" | sort -u | wc -l)"
 
-# Every stream: each func_entry opens depth+1, each func_exit closes the
-# innermost open frame (same pc and depth), a tail-call entry directly
-# follows the exit of the frame it replaces, and nothing stays open.
-awk '$3 == "func_entry" || $3 == "func_exit" {
+# nesting DUMP: one line per stream, "vcpu N: ok" when each func_entry
+# opens depth+1, each func_exit closes the innermost open frame (same pc
+# and depth), a tail-call entry directly follows the exit of the frame it
+# replaces, and nothing stays open; else what went wrong, and when.
+nesting() {
+    awk '$3 == "func_entry" || $3 == "func_exit" {
         v = $1; n = sp[v] + 0; d = $9 + 0; k = $11 + 0
         if ($3 == "func_entry") {
             if (d != n + 1) bad[v] = bad[v] " entry-depth@" $2
@@ -62,7 +64,10 @@ awk '$3 == "func_entry" || $3 == "func_exit" {
             if (sp[v] != 0) bad[v] = bad[v] " open=" sp[v]
             print "vcpu " v ":" (bad[v] == "" ? " ok" : bad[v])
         }
-    }' "$WORK/dump" | sort > "$WORK/nesting"
+    }' "$1" | sort
+}
+
+nesting "$WORK/dump" > "$WORK/nesting"
 check_eq "streams with call records" 3 "$(wc -l < "$WORK/nesting")"
 check_eq "streams whose records do not nest" 0 \
     "$(grep -cv ': ok$' "$WORK/nesting")"
@@ -165,6 +170,30 @@ done < "$WORK/maps"
 check_eq "image_map holding the entry point" "$real" "$found"
 check_eq "first block executed" "$(printf '0x%x' "$((entry))")" \
     "$(awk '$3 == "exec_tb" { print $5; exit }' "$WORK/dump")"
+
+# "calls-ARCH deep": deep(5), then deep(1500) from main, deeper than the
+# 1024 frames of the shadow stack. Frames past 1024 are counted in the END
+# chunk (its key=value text ends the file), not recorded; the rest still
+# nests and closes. deep's innermost frame jumps to its caller's return
+# site: that is no return, and no deep frame may be unwound.
+"$QTRACE" record -e 'func_*' -o "$WORK/deep.qtr" -- "$GUEST" deep \
+    > "$WORK/out" 2>&1
+check_eq "deep guest exit status" 0 "$?"
+"$QTRACE" dump "$WORK/deep.qtr" > "$WORK/deep"
+check_eq "deep: records nest" "vcpu 0: ok" "$(nesting "$WORK/deep")"
+check_eq "deep: deepest frame recorded" 1024 \
+    "$(awk '$3 == "func_entry" && $9 > m { m = $9 } END { print m }' \
+           "$WORK/deep")"
+deep_pc=$(awk '$2 == "deep" { print $1 }' "$WORK/syms")
+recorded=$(awk -v pc="$deep_pc" '$3 == "func_entry" && $5 == pc { n++ }
+                                 END { print n + 0 }' "$WORK/deep")
+overflow=$(tail -c 1024 "$WORK/deep.qtr" | tr -c '[:print:]' '\n' |
+           sed -n 's/^calls_overflow=//p')
+check_eq "deep: frames recorded plus frames counted" 1505 \
+    "$((recorded + ${overflow:-0}))"
+check_eq "deep: frames that did not return" 0 \
+    "$(awk -v pc="$deep_pc" '$3 == "func_exit" && $5 == pc && $11 != 0' \
+           "$WORK/deep" | wc -l)"
 
 # Following calls changes nothing else: the single-threaded demo guest
 # gives the same exec_tb records (pc and time) with and without func_*.

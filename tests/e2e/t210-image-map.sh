@@ -62,9 +62,10 @@ check_eq "blocks at the program's entry point" 1 \
            '$3 == "exec_tb" && $5 == pc { n++ } END { print n + 0 }' \
            "$WORK/dump")"
 
+# entered PC: how many func_entry records enter PC.
 entered() {
-    awk -v pc="$1" '$3 == "func_entry" && $5 == pc { n++ } END { print n + 0 }' \
-        "$WORK/dump"
+    awk -v pc="$1" '$3 == "func_entry" && $5 == pc { n++ }
+                    END { print n + 0 }' "$WORK/dump"
 }
 check_eq "main entered where the program's record puts it" 1 \
     "$(entered "$(hex "$p_bias + $(elf_value "$GUEST" main)")")"

@@ -40,6 +40,12 @@
  *
  *   output  "calls: ok"
  *   exit    0 (1 if a computed value is wrong)
+ *
+ * Run with the argument "deep", main instead calls deep(5), then
+ * deep(1500), which recurses 1500 frames deep (depths m+1 .. m+1500),
+ * prints "calls: deep ok" and returns 0. deep's innermost call jumps over
+ * its recursive call to the instruction after it, the return site of its
+ * caller's call (how glibc's msort is compiled): that jump is no return.
  */
 #include <pthread.h>
 #include <setjmp.h>
@@ -133,6 +139,23 @@ static NOINLINE int raise_signal(void)
     return handled;
 }
 
+static volatile int deep_count;
+
+/*
+ * level lives on the stack on both paths, so both share one epilogue; the
+ * recursive call is marked likely, so it is laid out in line and the
+ * branch that skips it lands right after it.
+ */
+static NOINLINE void deep(int n)
+{
+    volatile int level = n;
+
+    if (__builtin_expect(level > 1, 1)) {
+        deep(level - 1);
+    }
+    deep_count++;
+}
+
 static NOINLINE int work_item(int index)
 {
     return index * 7;
@@ -169,9 +192,17 @@ static NOINLINE int run_threads(void)
     return slots[0] + slots[1];
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     int ok = 1;
+
+    if (argc > 1 && strcmp(argv[1], "deep") == 0) {
+        deep(5);
+        deep(1500);
+        ok = deep_count == 1505;
+        printf("calls: deep %s\n", ok ? "ok" : "WRONG");
+        return ok ? 0 : 1;
+    }
 
     ok &= fact(5) == 120;
     ok &= apply(add_one, 1) == 2;
