@@ -39,6 +39,8 @@ struct frame_view {
     bool inside;                    /* at or under a -F function */
     uint32_t base;                  /* depth of the outermost -F frame */
     bool shown;
+    const char *sym;                /* its symbol (table's), NULL: none */
+    uint64_t off;                   /* entry address - symbol start */
 };
 
 /* One vCPU stream. */
@@ -199,19 +201,34 @@ static uint32_t indent_of(const struct frame_view *v, uint32_t depth)
     return depth - 1 - v->base;
 }
 
-/* The shown frame waiting for its first child gets its "name() {" line. */
-static void flush_pending(struct replay *r, struct rstream *st)
+/* A frame's function as text, from the symbol found at its entry. */
+static const char *frame_name(const struct frame_view *v,
+                              const struct qtrace_frame *f, char *buf,
+                              size_t len)
 {
-    const struct qtrace_frame *f;
-    char name[320];
+    if (!v->sym) {
+        snprintf(buf, len, "0x%" PRIx64, f->pc);
+    } else if (v->off) {
+        snprintf(buf, len, "%s+0x%" PRIx64, v->sym, v->off);
+    } else {
+        return v->sym;
+    }
+    return buf;
+}
+
+/* The shown frame waiting for its first child gets its "name() {" line. */
+static void flush_pending(struct rstream *st)
+{
+    const struct frame_view *v;
+    char buf[320];
 
     if (st->pending < 1) {
         return;
     }
-    f = &st->cs.frames[st->pending - 1];
-    guest_syms_fmt(r->syms, f->pc, false, name, sizeof(name));
-    print_line(st, "", indent_of(&st->views[st->pending - 1],
-                                 (uint32_t)st->pending), name, "() {");
+    v = &st->views[st->pending - 1];
+    print_line(st, "", indent_of(v, (uint32_t)st->pending),
+               frame_name(v, &st->cs.frames[st->pending - 1], buf,
+                          sizeof(buf)), "() {");
     st->pending = -1;
 }
 
@@ -238,7 +255,8 @@ static void on_enter(void *arg, const struct qtrace_frame *f, uint32_t depth)
 {
     struct replay *r = arg;
     struct rstream *st = r->cur;
-    char name[320];
+    struct frame_view *v;
+    char buf[320];
 
     if (depth > st->cap_views) {
         uint32_t cap = st->cap_views ? 2 * st->cap_views : 64;
@@ -251,11 +269,14 @@ static void on_enter(void *arg, const struct qtrace_frame *f, uint32_t depth)
         st->views = grown;
         st->cap_views = cap;
     }
-    guest_syms_fmt(r->syms, f->pc, false, name, sizeof(name));
-    view_frame(r, &st->views[depth - 1],
-               depth > 1 ? &st->views[depth - 2] : NULL, name, depth);
-    if (st->views[depth - 1].shown) {
-        flush_pending(r, st);
+    /* One lookup per frame: its lines reuse it. */
+    v = &st->views[depth - 1];
+    v->off = 0;
+    v->sym = qtrace_symbols_lookup(r->syms, f->pc, &v->off);
+    view_frame(r, v, depth > 1 ? &st->views[depth - 2] : NULL,
+               frame_name(v, f, buf, sizeof(buf)), depth);
+    if (v->shown) {
+        flush_pending(st);
         st->pending = (int32_t)depth;
     }
 }
@@ -266,13 +287,14 @@ static void on_leave(void *arg, const struct qtrace_frame *f, uint32_t depth,
     struct replay *r = arg;
     struct rstream *st = r->cur;
     const struct frame_view *v = &st->views[depth - 1];
-    char name[320], text[340], dur[32];
+    char buf[320], text[340], dur[32];
+    const char *name;
 
     (void)forced;
     if (depth > st->cap_views || !v->shown) {
         return;
     }
-    guest_syms_fmt(r->syms, f->pc, false, name, sizeof(name));
+    name = frame_name(v, f, buf, sizeof(buf));
     snprintf(dur, sizeof(dur), "%" PRIu64, time - f->start);
     if (st->pending == (int32_t)depth) {
         /* No shown child: a leaf, one line. */
@@ -280,7 +302,7 @@ static void on_leave(void *arg, const struct qtrace_frame *f, uint32_t depth,
         st->pending = -1;
         return;
     }
-    flush_pending(r, st);
+    flush_pending(st);
     snprintf(text, sizeof(text), "} /* %s */", name);
     print_line(st, dur, indent_of(v, depth), text, "");
 }
