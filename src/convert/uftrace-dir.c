@@ -74,19 +74,54 @@ void uftrace_dir_fmt_record(uint8_t out[16], uint64_t time, bool exit,
     memcpy(out + 8, &word, 8);
 }
 
-/* Remove what a previous run left: stale tasks or modules would mix in. */
-static int clean_dir(const char *dir)
+/* Whether dir/info starts with uftrace's magic: a uftrace directory. */
+static bool is_uftrace_dir(const char *dir)
+{
+    char path[4096], magic[8];
+    FILE *f;
+    bool yes;
+
+    snprintf(path, sizeof(path), "%s/info", dir);
+    f = fopen(path, "rb");
+    if (!f) {
+        return false;
+    }
+    yes = fread(magic, 1, sizeof(magic), f) == sizeof(magic) &&
+          memcmp(magic, "Ftrace!", 8) == 0;
+    fclose(f);
+    return yes;
+}
+
+/*
+ * An existing directory is reused only when empty or when it holds a
+ * uftrace data directory (then its files are removed, or stale tasks and
+ * modules would mix in); anything else is refused, never cleaned.
+ */
+static int reuse_dir(const char *dir, struct qtrace_err *err)
 {
     DIR *d = opendir(dir);
     struct dirent *de;
+    bool uftrace = is_uftrace_dir(dir);
 
     if (!d) {
-        return -errno;
+        int e = errno;
+
+        qtrace_err_set(err, "%s: %s", dir, strerror(e));
+        return -e;
     }
     while ((de = readdir(d)) != NULL) {
         const char *n = de->d_name;
         size_t len = strlen(n);
 
+        if (strcmp(n, ".") == 0 || strcmp(n, "..") == 0) {
+            continue;
+        }
+        if (!uftrace) {
+            closedir(d);
+            qtrace_err_set(err, "%s: exists and is no uftrace data "
+                           "directory (not overwritten)", dir);
+            return -EEXIST;
+        }
         if ((len > 4 && strcmp(n + len - 4, ".dat") == 0) ||
             (len > 4 && strcmp(n + len - 4, ".sym") == 0) ||
             (strncmp(n, "sid-", 4) == 0 && len > 8 &&
@@ -109,7 +144,11 @@ int uftrace_dir_open(struct uftrace_dir **out, const char *dir,
     if (mkdir(dir, 0755) < 0) {
         ret = -errno;
         if (errno == EEXIST && stat(dir, &st) == 0) {
-            ret = S_ISDIR(st.st_mode) ? clean_dir(dir) : -ENOTDIR;
+            if (!S_ISDIR(st.st_mode)) {
+                ret = -ENOTDIR;
+            } else if ((ret = reuse_dir(dir, err)) < 0) {
+                return ret;
+            }
         }
     }
     if (ret < 0) {

@@ -27,9 +27,10 @@ struct uftrace_dir_meta {
 };
 
 /*
- * Create the directory dir (or reuse an existing one, removing the
- * uftrace files a previous conversion left in it). Returns 0 and *out,
- * or -errno with err as "DIR: REASON".
+ * Create the directory dir, or reuse it if it is empty or a uftrace data
+ * directory (its uftrace files are removed first). Returns 0 and *out,
+ * or -errno with err as "DIR: REASON" (-EEXIST: a directory with other
+ * files, left alone).
  */
 int uftrace_dir_open(struct uftrace_dir **out, const char *dir,
                      struct qtrace_err *err);

@@ -248,6 +248,32 @@ static void test_uftrace_dir_reuse_removes_old_files(void **state)
     free(info);
 }
 
+/* A directory of other files is never cleaned: refused. */
+static void test_uftrace_dir_foreign_dir_refused(void **state)
+{
+    struct qtrace_err err = { "" };
+    struct uftrace_dir *u;
+    struct stat st;
+    char dir[600], path[700];
+    FILE *f;
+
+    (void)state;
+    snprintf(dir, sizeof(dir), "%s/mine", tmpdir);
+    assert_int_equal(mkdir(dir, 0755), 0);
+    snprintf(path, sizeof(path), "%s/keep.dat", dir);
+    f = fopen(path, "w");
+    assert_non_null(f);
+    fclose(f);
+    assert_int_equal(uftrace_dir_open(&u, dir, &err), -EEXIST);
+    assert_non_null(strstr(err.msg, "no uftrace data directory"));
+    assert_int_equal(stat(path, &st), 0);
+    /* An empty one is fine. */
+    snprintf(dir, sizeof(dir), "%s/empty", tmpdir);
+    assert_int_equal(mkdir(dir, 0755), 0);
+    assert_int_equal(uftrace_dir_open(&u, dir, &err), 0);
+    uftrace_dir_free(u);
+}
+
 static void test_uftrace_dir_bad_path_fails(void **state)
 {
     struct qtrace_err err = { "" };
@@ -287,6 +313,7 @@ int main(void)
         cmocka_unit_test(test_uftrace_dir_record_matches_uftrace),
         cmocka_unit_test(test_uftrace_dir_writes_every_file),
         cmocka_unit_test(test_uftrace_dir_reuse_removes_old_files),
+        cmocka_unit_test(test_uftrace_dir_foreign_dir_refused),
         cmocka_unit_test(test_uftrace_dir_bad_path_fails),
     };
 
