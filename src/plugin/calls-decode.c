@@ -42,8 +42,9 @@ static uint32_t le32(const uint8_t *p)
 /*
  * x86_64: call rel32 (e8), call r/m (ff /2), ret (c3), ret imm16 (c2), and
  * jmp through a RIP-relative pointer (ff 25), which is how PLT entries
- * and -fno-plt code jump to another function: a tail call. Legacy
- * prefixes (bnd, notrack, rep, operand size...) and REX are skipped.
+ * and -fno-plt code jump to another function: a tail call; other
+ * indirect jmp (ff /4, ff /5) are indirect jumps. Legacy prefixes (bnd,
+ * notrack, rep, operand size...) and REX are skipped.
  */
 static enum calls_class classify_x86_64(const uint8_t *code, size_t size)
 {
@@ -81,7 +82,7 @@ static enum calls_class classify_x86_64(const uint8_t *code, size_t size)
         if (reg == 4 && code[i + 1] == 0x25) {
             return CALLS_TAIL;
         }
-        return CALLS_OTHER;
+        return (reg == 4 || reg == 5) ? CALLS_INDIRECT : CALLS_OTHER;
     default:
         return CALLS_OTHER;
     }
@@ -91,7 +92,7 @@ static enum calls_class classify_x86_64(const uint8_t *code, size_t size)
  * aarch64: bl, blr (and the pointer-authenticating blraa/blrab forms),
  * ret (retaa, retab), and br x16/x17: AAPCS64 reserves x16 and x17 (IP0,
  * IP1) for PLT entries and linker veneers, whose br is a tail call. Other
- * br registers are switch tables and computed gotos.
+ * br registers (switch tables, computed gotos, longjmp) are indirect.
  */
 static enum calls_class classify_aarch64(const uint8_t *code, size_t size)
 {
@@ -113,10 +114,9 @@ static enum calls_class classify_aarch64(const uint8_t *code, size_t size)
         w == 0xd65f0bff || w == 0xd65f0fff) {       /* retaa, retab */
         return CALLS_RET;
     }
-    if (((w & 0xfffffc1f) == 0xd61f0000 ||          /* br */
-         (w & 0xfffff81f) == 0xd61f081f) &&         /* braaz, brabz */
-        (rn == 16 || rn == 17)) {
-        return CALLS_TAIL;
+    if ((w & 0xfffffc1f) == 0xd61f0000 ||           /* br */
+        (w & 0xfffff81f) == 0xd61f081f) {           /* braaz, brabz */
+        return (rn == 16 || rn == 17) ? CALLS_TAIL : CALLS_INDIRECT;
     }
     return CALLS_OTHER;
 }
@@ -125,7 +125,8 @@ static enum calls_class classify_aarch64(const uint8_t *code, size_t size)
  * RISC-V, after the return-address-stack hints of the ISA manual: a jump
  * that links ra or t0 (x1, x5) is a call; jalr x0 through ra or t0 is a
  * return. The psABI's tail-call sequence jumps through t1 (x6) with
- * jalr x0, and its PLT entries use jalr t1, t3: both are tail calls.
+ * jalr x0, and its PLT entries use jalr t1, t3: both are tail calls. Any
+ * other jalr x0 is an indirect jump.
  */
 static enum calls_class classify_rv_jalr(unsigned int rd, unsigned int rs1)
 {
@@ -141,7 +142,7 @@ static enum calls_class classify_rv_jalr(unsigned int rd, unsigned int rs1)
     if ((rd == 0 && rs1 == 6) || (rd == 6 && rs1 == 28)) {
         return CALLS_TAIL;
     }
-    return CALLS_OTHER;
+    return rd == 0 ? CALLS_INDIRECT : CALLS_OTHER;
 }
 
 static enum calls_class classify_riscv(const uint8_t *code, size_t size,
@@ -185,7 +186,8 @@ static enum calls_class classify_riscv(const uint8_t *code, size_t size,
 /*
  * A32: bl, blx (immediate and register), bx lr, mov pc, lr, pop/ldm with
  * pc from sp (and ldmdb fp of APCS frames), ldr pc, [sp], #4. PLT entries
- * end with ldr pc, [ip, #n]! and veneers with bx ip: tail calls.
+ * end with ldr pc, [ip, #n]! and veneers with bx ip: tail calls. bx and
+ * mov pc with other registers are indirect jumps.
  */
 static enum calls_class classify_a32(uint32_t w)
 {
@@ -205,7 +207,10 @@ static enum calls_class classify_a32(uint32_t w)
         if ((w & 15) == 14) {
             return CALLS_RET;
         }
-        return (w & 15) == 12 ? CALLS_TAIL : CALLS_OTHER;
+        return (w & 15) == 12 ? CALLS_TAIL : CALLS_INDIRECT;
+    }
+    if ((w & 0x0ffffff0) == 0x01a0f000 && (w & 15) != 14) {
+        return CALLS_INDIRECT;                      /* mov pc, reg */
     }
     if ((w & 0x0fffffff) == 0x01a0f00e ||           /* mov pc, lr */
         (w & 0x0fdf8000) == 0x089d8000 ||           /* ldmia sp{!}, {pc} */
@@ -227,7 +232,8 @@ static bool thumb_is_32(uint32_t h1)
 
 /*
  * Thumb-2: bl, blx (immediate and register), bx lr, mov pc, lr,
- * pop {..., pc} (16 and 32 bits), ldr.w pc, [sp], #4; bx ip is a tail call.
+ * pop {..., pc} (16 and 32 bits), ldr.w pc, [sp], #4; bx ip is a tail call;
+ * bx and mov pc with other registers are indirect jumps.
  */
 static enum calls_class classify_thumb(const uint8_t *code, size_t size)
 {
@@ -245,10 +251,13 @@ static enum calls_class classify_thumb(const uint8_t *code, size_t size)
             if (((h1 >> 3) & 15) == 14) {
                 return CALLS_RET;
             }
-            return ((h1 >> 3) & 15) == 12 ? CALLS_TAIL : CALLS_OTHER;
+            return ((h1 >> 3) & 15) == 12 ? CALLS_TAIL : CALLS_INDIRECT;
         }
         if ((h1 & 0xff00) == 0xbd00 || h1 == 0x46f7) {  /* pop {pc} */
             return CALLS_RET;
+        }
+        if ((h1 & 0xff87) == 0x4687) {              /* mov pc, reg */
+            return CALLS_INDIRECT;
         }
         return CALLS_OTHER;
     }
@@ -308,6 +317,19 @@ bool calls_arm_is_thumb(const struct calls_insn *insns, size_t n,
     return true;
 }
 
+/* How much a reading of an ambiguous arm block says (see below). */
+static int rank(enum calls_class cls)
+{
+    switch (cls) {
+    case CALLS_OTHER:
+        return 0;
+    case CALLS_INDIRECT:
+        return 1;
+    default:
+        return 2;
+    }
+}
+
 enum calls_class calls_classify_block(enum calls_isa isa,
                                       const struct calls_insn *insns,
                                       size_t n)
@@ -330,10 +352,11 @@ enum calls_class calls_classify_block(enum calls_isa isa,
     /*
      * Every instruction is 4 bytes and looks like 32-bit Thumb, which A32
      * code also does by chance (bx lr does). A block ends at a branch, so
-     * the reading that finds one wins; Thumb when both do (the default
+     * the reading that finds a call, return or tail call wins, then one
+     * that finds an indirect jump; Thumb when both are alike (the default
      * of Debian's armhf compilers).
      */
     as_thumb = calls_classify(isa, last->bytes, last->size, true);
     as_a32 = calls_classify(isa, last->bytes, last->size, false);
-    return as_thumb != CALLS_OTHER ? as_thumb : as_a32;
+    return rank(as_a32) > rank(as_thumb) ? as_a32 : as_thumb;
 }

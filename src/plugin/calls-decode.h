@@ -27,6 +27,7 @@ enum calls_class {
     CALLS_CALL,                 /* pushes a return address */
     CALLS_RET,                  /* returns to its caller */
     CALLS_TAIL,                 /* jumps to a function in place of a call */
+    CALLS_INDIRECT,             /* other jump to a computed address */
 };
 
 /* Linux ABI facts of a guest architecture (user mode). */

@@ -219,11 +219,11 @@ static void do_tail(struct calls_vcpu *cv, uint64_t target, uint64_t time)
 }
 
 /*
- * Execution reached a return site without a return: if the frame that
- * called from there is still on the stack below the top, everything
- * above it was abandoned (longjmp, or an exception caught there). Unless
- * the top frame runs the same function: then a branch inside it reached
- * the site (a recursive function jumping over its own call).
+ * Execution jumped to a return site through a computed address (see
+ * calls_block): if the frame that called from there is still on the
+ * stack below the top, everything above it was abandoned (longjmp, or an
+ * exception caught there). Unless the top frame runs the same function:
+ * then the jump may be one of its own (a switch).
  */
 static void do_landing(struct calls_vcpu *cv, uint64_t pc, uint64_t time)
 {
@@ -286,10 +286,18 @@ static bool do_branch(struct calls_vcpu *cv, uint64_t pc, uint64_t time)
     }
 }
 
+/*
+ * hot->cur is still the previous block. A longjmp reaches setjmp's return
+ * site through the address saved in the jmp_buf: with an indirect jump
+ * or a return that matched no frame (explained is false then). A direct
+ * branch to a return site is a branch inside the function (a recursive
+ * function skipping its own call), never a longjmp.
+ */
 void calls_block(struct calls_hot *hot, const struct tb_info *tb,
                  uint64_t time)
 {
     struct calls_vcpu *cv = (struct calls_vcpu *)hot;
+    const struct tb_info *prev = hot->cur;
     uint8_t attn = hot->attn;
     uint64_t pc = tb->pc;
     bool explained = false;
@@ -310,6 +318,8 @@ void calls_block(struct calls_hot *hot, const struct tb_info *tb,
     }
     if (attn & CALLS_ATTN_BRANCH) {
         explained = do_branch(cv, pc, time);
+    } else if (!prev || !(prev->flags & TB_F_ENDS_INDIRECT)) {
+        explained = true;
     }
     if (!explained && (tb->flags & TB_F_RETURN_SITE)) {
         do_landing(cv, pc, time);
@@ -546,6 +556,7 @@ void calls_tb_trans(struct qemu_plugin_tb *tb, struct tb_info *ti)
         [CALLS_CALL] = vcpu_call,
         [CALLS_RET] = vcpu_return,
         [CALLS_TAIL] = vcpu_tail,
+        [CALLS_INDIRECT] = NULL,    /* only marks the block */
     };
     struct insn_info *last;
     enum calls_class cls;
@@ -567,7 +578,9 @@ void calls_tb_trans(struct qemu_plugin_tb *tb, struct tb_info *ti)
         ti->flags |= TB_F_RETURN_SITE;
     }
     pthread_mutex_unlock(&cs.sites_lock);
-    if (cls != CALLS_OTHER) {
+    if (cls == CALLS_INDIRECT) {
+        ti->flags |= TB_F_ENDS_INDIRECT;
+    } else if (cls != CALLS_OTHER) {
         qemu_plugin_register_vcpu_insn_exec_cb(
             qemu_plugin_tb_get_insn(tb, ti->n_insns - 1), cbs[cls],
             QEMU_PLUGIN_CB_NO_REGS, last);

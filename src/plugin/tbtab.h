@@ -21,8 +21,10 @@ struct insn_info {
     char *disas;                /* QEMU's text, only for the log sink */
 };
 
-/* The block starts right after a call: calls.c checks for a longjmp. */
+/* Set by calls.c: the block starts right after a call instruction. */
 #define TB_F_RETURN_SITE 1u
+/* Set by calls.c: the block ends with an indirect jump (not a call). */
+#define TB_F_ENDS_INDIRECT 2u
 
 struct tb_info {
     uint64_t pc;

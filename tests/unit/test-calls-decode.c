@@ -18,6 +18,7 @@
 #define R CALLS_RET
 #define T CALLS_TAIL
 #define O CALLS_OTHER
+#define I CALLS_INDIRECT
 
 struct pattern {
     const char *text;           /* what the assembler was given */
@@ -60,11 +61,12 @@ static void test_calls_decode_x86_64_classes(void **state)
         { "bnd ret", 2, { 0xf2, 0xc3 }, R },
         { "jmp *0x200(%rip)", 6, { 0xff, 0x25, 0, 2, 0, 0 }, T },
         { "bnd jmp *0x200(%rip)", 7, { 0xf2, 0xff, 0x25, 0, 2, 0, 0 }, T },
-        { "jmp *%rax", 2, { 0xff, 0xe0 }, O },
-        { "jmp *(%rax,%rcx,8)", 3, { 0xff, 0x24, 0xc8 }, O },
+        { "jmp *%rax", 2, { 0xff, 0xe0 }, I },
+        { "jmp *(%rax,%rcx,8)", 3, { 0xff, 0x24, 0xc8 }, I },
         { "jmp rel8", 2, { 0xeb, 0xd3 }, O },
         { "jmp rel32", 5, { 0xe9, 0xfb, 0x0f, 0, 0 }, O },
         { "lcall *(%rax)", 2, { 0xff, 0x18 }, O },
+        { "ljmp *(%rax)", 2, { 0xff, 0x28 }, I },
         { "syscall", 2, { 0x0f, 0x05 }, O },
         { "push %rbp", 1, { 0x55 }, O },
         { "prefixes only", 2, { 0x66, 0x48 }, O },
@@ -87,7 +89,8 @@ static void test_calls_decode_aarch64_classes(void **state)
         { "br x16", 4, { 0x00, 0x02, 0x1f, 0xd6 }, T },
         { "br x17", 4, { 0x20, 0x02, 0x1f, 0xd6 }, T },
         { "braaz x16", 4, { 0x1f, 0x0a, 0x1f, 0xd6 }, T },
-        { "br x9", 4, { 0x20, 0x01, 0x1f, 0xd6 }, O },
+        { "br x9", 4, { 0x20, 0x01, 0x1f, 0xd6 }, I },
+        { "br x30", 4, { 0xc0, 0x03, 0x1f, 0xd6 }, I },
         { "b", 4, { 0xf6, 0xff, 0xff, 0x17 }, O },
         { "b.eq", 4, { 0xa0, 0xfe, 0xff, 0x54 }, O },
         { "cbz x0", 4, { 0x80, 0xfe, 0xff, 0xb4 }, O },
@@ -111,12 +114,12 @@ static void test_calls_decode_riscv64_classes(void **state)
         { "jalr zero, 0(t0)", 4, { 0x67, 0x80, 0x02, 0x00 }, R },
         { "jalr zero, 0(t1) (tail)", 4, { 0x67, 0x00, 0x03, 0x00 }, T },
         { "jalr t1, 0(t3) (plt)", 4, { 0x67, 0x03, 0x0e, 0x00 }, T },
-        { "jalr zero, 0(a5) (jr)", 4, { 0x67, 0x80, 0x07, 0x00 }, O },
+        { "jalr zero, 0(a5) (jr)", 4, { 0x67, 0x80, 0x07, 0x00 }, I },
         { "beq", 4, { 0xe3, 0x0e, 0xb5, 0xfc }, O },
         { "ecall", 4, { 0x73, 0x00, 0x00, 0x00 }, O },
         { "c.jr ra", 2, { 0x82, 0x80 }, R },
         { "c.jr t1", 2, { 0x02, 0x83 }, T },
-        { "c.jr a5", 2, { 0x82, 0x87 }, O },
+        { "c.jr a5", 2, { 0x82, 0x87 }, I },
         { "c.jalr a5", 2, { 0x82, 0x97 }, C },
         { "c.j", 2, { 0xf1, 0xb7 }, O },
         { "c.addiw (c.jal on rv32)", 2, { 0x05, 0x25 }, O },
@@ -144,7 +147,8 @@ static void test_calls_decode_a32_classes(void **state)
         { "bxeq lr", 4, { 0x1e, 0xff, 0x2f, 0x01 }, R },
         { "bx lr", 4, { 0x1e, 0xff, 0x2f, 0xe1 }, R },
         { "bx ip", 4, { 0x1c, 0xff, 0x2f, 0xe1 }, T },
-        { "bx r3", 4, { 0x13, 0xff, 0x2f, 0xe1 }, O },
+        { "bx r3", 4, { 0x13, 0xff, 0x2f, 0xe1 }, I },
+        { "mov pc, r3", 4, { 0x03, 0xf0, 0xa0, 0xe1 }, I },
         { "mov pc, lr", 4, { 0x0e, 0xf0, 0xa0, 0xe1 }, R },
         { "pop {r4, pc}", 4, { 0x10, 0x80, 0xbd, 0xe8 }, R },
         { "pop {r4, r5}", 4, { 0x30, 0x00, 0xbd, 0xe8 }, O },
@@ -168,6 +172,8 @@ static void test_calls_decode_thumb_classes(void **state)
         { "bx lr", 2, { 0x70, 0x47 }, R },
         { "bx ip", 2, { 0x60, 0x47 }, T },
         { "mov pc, lr", 2, { 0xf7, 0x46 }, R },
+        { "bx r3", 2, { 0x18, 0x47 }, I },
+        { "mov pc, r3", 2, { 0x9f, 0x46 }, I },
         { "pop {r4, pc}", 2, { 0x10, 0xbd }, R },
         { "ldmia.w sp!, {r4-r8, pc}", 4, { 0xbd, 0xe8, 0xf0, 0x81 }, R },
         { "ldr.w pc, [sp], #4", 4, { 0x5d, 0xf8, 0x04, 0xfb }, R },
