@@ -3,7 +3,8 @@
  * qtrace dump: print every record of a trace, one line each:
  * "<vcpu> <time> <event> <args>", and for exec_insn the instruction,
  * disassembled from the code bytes of its block's tb_trans record. Uses
- * the public reader API; capstone is behind disasm.h.
+ * the public reader API; capstone is behind disasm.h. exec_tb and func_*
+ * lines end with ' | ' and the guest symbol of their address.
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -17,6 +18,8 @@
 #include "cli.h"
 #include "disasm.h"
 #include "event-filter.h"
+#include "guest-syms.h"
+#include "qtrace/callstack.h"
 #include "qtrace/reader.h"
 #include "qtrace/syscall.h"
 
@@ -54,6 +57,9 @@ struct arg_map {
     int sys_num;
     const struct qtrace_event_desc *sys_ret;    /* syscall_ret, or NULL */
     int sr_num, sr_ret;
+    const struct qtrace_event_desc *exec_tb;    /* NULL if absent */
+    int et_pc;
+    struct qtrace_func_events fe;               /* func_entry, func_exit */
 };
 
 struct dump {
@@ -64,6 +70,8 @@ struct dump {
     const char *arch;               /* META "arch", or "unknown" */
     struct disasm *dis;             /* NULL: no disassembler for arch */
     const struct qtrace_syscall_table *syscalls;    /* NULL: no names */
+    struct qtrace_symbols *syms;    /* NULL: no event shown needs them */
+    bool name_blocks;               /* some image: exec_tb gets a name */
     GHashTable *blocks;             /* tb id -> struct block */
     char *fmt_buf;                  /* formatted arguments of a record */
     size_t fmt_len;
@@ -76,7 +84,9 @@ static const char usage[] =
     "Print every record of the trace FILE, one line each:\n"
     "  <vcpu> <time> <event> <arguments>\n"
     "(vcpu '-' for tb_trans, which belongs to no vCPU).\n"
-    "exec_insn lines end with ' | ' and the disassembled instruction.\n"
+    "exec_insn lines end with ' | ' and the disassembled instruction,\n"
+    "exec_tb, func_entry and func_exit lines with ' | ' and the guest\n"
+    "function (name, name+0xOFFSET, or the address when unknown).\n"
     "\n"
     "Options:\n"
     "  -e, --events=PATTERNS  only events matching the glob PATTERNS\n"
@@ -202,6 +212,12 @@ static void map_args(struct arg_map *m, const struct qtrace_catalog *cat)
         }
     }
     map_syscall_args(m, cat);
+    m->exec_tb = qtrace_catalog_find(cat, "exec_tb");
+    m->et_pc = m->exec_tb ? find_arg(m->exec_tb, "pc") : -1;
+    if (m->et_pc < 0) {
+        m->exec_tb = NULL;
+    }
+    qtrace_func_events_find(&m->fe, cat);
 }
 
 static void free_block(void *p)
@@ -367,6 +383,27 @@ static void print_syscall(const struct dump *d,
     }
 }
 
+/* " | name" after func_* lines, " | name+0xOFF" after exec_tb lines. */
+static void print_symbol(struct dump *d, const struct qtrace_record *rec)
+{
+    const struct arg_map *m = &d->args;
+    char buf[320];
+
+    if (!d->syms) {
+        return;
+    }
+    if (rec->ev == m->exec_tb && d->name_blocks) {
+        printf(" | %s", guest_syms_fmt(d->syms, qtrace_record_u64(rec,
+               (unsigned)m->et_pc), true, buf, sizeof(buf)));
+    } else if (rec->ev == m->fe.entry) {
+        printf(" | %s", guest_syms_fmt(d->syms, qtrace_record_u64(rec,
+               (unsigned)m->fe.entry_pc), false, buf, sizeof(buf)));
+    } else if (rec->ev == m->fe.exit) {
+        printf(" | %s", guest_syms_fmt(d->syms, qtrace_record_u64(rec,
+               (unsigned)m->fe.exit_pc), false, buf, sizeof(buf)));
+    }
+}
+
 static void print_record(struct dump *d, const struct qtrace_record *rec)
 {
     const char *args = fmt_args(d, rec);
@@ -385,6 +422,8 @@ static void print_record(struct dump *d, const struct qtrace_record *rec)
         } else {
             printf(" | (no disassembler for %s)", d->arch);
         }
+    } else {
+        print_symbol(d, rec);
     }
     if (d->syscalls && rec->ev &&
         (rec->ev == d->args.sys || rec->ev == d->args.sys_ret)) {
@@ -424,6 +463,11 @@ static int print_records(struct dump *d)
     return CLI_OK;
 }
 
+static bool shows(const struct dump *d, const struct qtrace_event_desc *ev)
+{
+    return ev && event_filter_has(&d->filter, ev->id);
+}
+
 /* Open the trace and set up the filter, the catalog map and capstone. */
 static int open_dump(struct dump *d, const struct dump_opts *opts)
 {
@@ -446,6 +490,14 @@ static int open_dump(struct dump *d, const struct dump_opts *opts)
     }
     d->dis = disasm_new(d->arch);
     d->syscalls = qtrace_syscall_table_find(d->arch);
+    if (shows(d, d->args.exec_tb) || shows(d, d->args.fe.entry) ||
+        shows(d, d->args.fe.exit)) {
+        d->syms = guest_syms_load(d->rd, "dump");
+        if (!d->syms) {
+            return CLI_FAIL;
+        }
+        d->name_blocks = qtrace_symbols_n_images(d->syms) > 0;
+    }
     d->blocks = g_hash_table_new_full(NULL, NULL, NULL, free_block);
     d->fmt_len = 256;
     d->fmt_buf = malloc(d->fmt_len);
@@ -462,6 +514,7 @@ static void close_dump(struct dump *d)
         g_hash_table_destroy(d->blocks);
     }
     disasm_free(d->dis);
+    qtrace_symbols_free(d->syms);
     free(d->fmt_buf);
     qtrace_reader_close(d->rd);
 }

@@ -26,8 +26,10 @@ static const struct command commands[] = {
     { "record", cmd_record, "run a program under QEMU and record a trace" },
     { "dump", cmd_dump, "print every record of a trace, one per line" },
     { "info", cmd_info, "print a trace's header and its count per event" },
-    { "convert", cmd_convert, "write a trace in another format" },
-    { "report", cmd_report, "summaries of a trace (system calls...)" },
+    { "convert", cmd_convert,
+      "convert a trace to another format (uftrace, etrace)" },
+    { "report", cmd_report, "summaries of a trace (functions, syscalls)" },
+    { "replay", cmd_replay, "print the guest's call tree with durations" },
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))

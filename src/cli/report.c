@@ -13,10 +13,12 @@
 #include "qtrace/reader.h"
 #include "report.h"
 
+extern const struct report_section report_functions;
 extern const struct report_section report_syscalls;
 
 /* The sections, in the order they print (report-<name>.c each). */
 static const struct report_section *const sections[] = {
+    &report_functions,
     &report_syscalls,
     NULL,
 };

@@ -5,8 +5,10 @@
 #include "convert.h"
 
 extern const struct conv_ops conv_etrace_ops;
+extern const struct conv_ops conv_uftrace_ops;
 
 const struct conv_ops *const conv_formats[] = {
+    &conv_uftrace_ops,
     &conv_etrace_ops,
     NULL,
 };

@@ -48,6 +48,12 @@ static int parse_log(struct options *opts, const char *value,
     return replace_string(&opts->log, value, err);
 }
 
+static int parse_uftrace(struct options *opts, const char *value,
+                         struct qtrace_err *err)
+{
+    return replace_string(&opts->uftrace, value, err);
+}
+
 static int parse_events(struct options *opts, const char *value,
                         struct qtrace_err *err)
 {
@@ -174,6 +180,8 @@ static const struct option_desc option_table[] = {
       "-glob disables, @FILE reads patterns from FILE" },
     { "log", parse_log,
       "FILE       execlog-style text log of every instruction (or stderr)" },
+    { "uftrace", parse_uftrace,
+      "DIR        uftrace data directory of the guest's function calls" },
     { "range", parse_range,
       "START-END  trace only code in [START, END) (repeatable)" },
     { "ifilter", parse_ifilter,
@@ -213,8 +221,9 @@ void options_fini(struct options *opts)
     free(opts->out);
     free(opts->log);
     free(opts->etrace);
+    free(opts->uftrace);
     filter_fini(&opts->filter);
-    opts->out = opts->log = opts->etrace = NULL;
+    opts->out = opts->log = opts->etrace = opts->uftrace = NULL;
 }
 
 static const struct option_desc *find_option(const char *key, size_t len)

@@ -18,6 +18,8 @@
 #include "../format/chunk.h"
 #include "../format/etrace.h"
 #include "../qemu/qemu-compat.h"
+#include "calls.h"
+#include "maps.h"
 #include "options.h"
 #include "sink.h"
 #include "tbtab.h"
@@ -25,7 +27,7 @@
 #include "writer.h"
 
 #define MAX_VCPUS 4096
-#define MAX_SINKS 4
+#define MAX_SINKS 8
 
 /*
  * Per-vCPU state in an array indexed by vCPU index (a __thread variable
@@ -53,6 +55,10 @@ static struct {
     bool trace_exec_insn;
     bool trace_mem;
     bool trace_vcpu;            /* vcpu_init / vcpu_exit */
+    bool trace_syscall;
+    bool trace_syscall_ret;
+    bool trace_calls;           /* func_entry / func_exit (calls.c) */
+    bool trace_maps;            /* image_map (maps.c) */
     bool keep_disas;            /* the log sink prints QEMU's disassembly */
     atomic_uint next_stream;
     atomic_bool exited;
@@ -106,6 +112,40 @@ static void vcpu_tb_exec(unsigned int vcpu_index, void *udata)
     r = emit(vc, QTRACE_EV_EXEC_TB, sizeof(*r), vc->tb_time);
     r->pc = tb->pc;
     r->tb = tb->id;
+}
+
+/* The same two with the call tracker: its records come first. */
+static void vcpu_tb_count_calls(unsigned int vcpu_index, void *udata)
+{
+    const struct tb_info *tb = udata;
+    struct vcpu *vc = vcpu_of(vcpu_index);
+
+    if (vc) {
+        vc->tb_time = vc->icount;
+        vc->icount += tb->n_insns;
+        calls_tb_start(vcpu_index, tb, vc->tb_time);
+    }
+}
+
+static void vcpu_tb_exec_calls(unsigned int vcpu_index, void *udata)
+{
+    const struct tb_info *tb = udata;
+    struct vcpu *vc = vcpu_of(vcpu_index);
+
+    if (vc) {
+        calls_tb_start(vcpu_index, tb, vc->icount);
+        vcpu_tb_exec(vcpu_index, udata);
+    }
+}
+
+/* A block outside range=: not counted, but calls still followed. */
+static void vcpu_tb_calls_only(unsigned int vcpu_index, void *udata)
+{
+    struct vcpu *vc = vcpu_of(vcpu_index);
+
+    if (vc) {
+        calls_tb_start(vcpu_index, udata, vc->icount);
+    }
 }
 
 static void vcpu_insn_exec(unsigned int vcpu_index, void *udata)
@@ -187,6 +227,15 @@ static void vcpu_syscall(qemu_plugin_id_t id, unsigned int vcpu_index,
     if (!vc) {
         return;
     }
+    if (qt.trace_calls) {
+        calls_syscall(vcpu_index, num, vc->icount);
+    }
+    if (qt.trace_maps) {
+        maps_syscall(vcpu_index, num, a2, a4, a5, a6);
+    }
+    if (!qt.trace_syscall) {
+        return;
+    }
     r = emit(vc, QTRACE_EV_SYSCALL, sizeof(*r), vc->icount);
     r->num = num;
     r->a1 = a1;
@@ -205,6 +254,15 @@ static void vcpu_syscall_ret(qemu_plugin_id_t id, unsigned int vcpu_index,
 
     (void)id;
     if (!vc) {
+        return;
+    }
+    if (qt.trace_calls) {
+        calls_syscall_ret(vcpu_index, num);
+    }
+    if (qt.trace_maps) {
+        maps_syscall_ret(vcpu_index, &vc->buf, vc->icount, num, ret);
+    }
+    if (!qt.trace_syscall_ret) {
         return;
     }
     r = emit(vc, QTRACE_EV_SYSCALL_RET, sizeof(*r), vc->icount);
@@ -234,6 +292,9 @@ static void vcpu_init(qemu_plugin_id_t id, unsigned int vcpu_index)
     vc->tb_time = 0;
     vbuf_start(&vc->buf, vcpu_index, atomic_fetch_add(&qt.next_stream, 1));
     vc->live = true;
+    if (qt.trace_calls) {
+        calls_vcpu_start(vcpu_index, &vc->buf);
+    }
     if (qt.trace_vcpu) {
         r = emit(vc, QTRACE_EV_VCPU_INIT, sizeof(*r), 0);
         r->vcpu = vcpu_index;
@@ -248,6 +309,9 @@ static void vcpu_exit(qemu_plugin_id_t id, unsigned int vcpu_index)
     (void)id;
     if (!vc || !vc->live) {
         return;
+    }
+    if (qt.trace_calls) {
+        calls_vcpu_stop(vcpu_index, vc->icount);
     }
     if (qt.trace_vcpu) {
         r = emit(vc, QTRACE_EV_VCPU_EXIT, sizeof(*r), vc->icount);
@@ -269,7 +333,7 @@ static struct {
     uint64_t start_code, end_code, entry;
 } guest_binary;
 
-static void capture_binary(void)
+static void capture_binary(uint64_t first_pc)
 {
     const char *path;
 
@@ -284,6 +348,9 @@ static void capture_binary(void)
     guest_binary.end_code = qemu_plugin_end_code();
     guest_binary.entry = qemu_plugin_entry_code();
     atomic_store(&guest_binary.ready, true);
+    if (qt.trace_maps) {
+        maps_binary(guest_binary.path, guest_binary.start_code, first_pc);
+    }
 }
 
 /* ---- translation ---- */
@@ -387,6 +454,14 @@ static void instrument_insns(struct qemu_plugin_tb *tb, struct tb_info *ti)
     }
 }
 
+static qemu_plugin_vcpu_udata_cb_t pick_tb_cb(void)
+{
+    if (qt.trace_calls) {
+        return qt.trace_exec_tb ? vcpu_tb_exec_calls : vcpu_tb_count_calls;
+    }
+    return qt.trace_exec_tb ? vcpu_tb_exec : vcpu_tb_count;
+}
+
 static void vcpu_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
     size_t n = qemu_plugin_tb_n_insns(tb);
@@ -396,7 +471,7 @@ static void vcpu_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
     uint32_t i;
 
     (void)id;
-    capture_binary();
+    capture_binary(qemu_plugin_tb_vaddr(tb));
     ti = tbtab_new((uint32_t)n);
     if (!ti) {
         writer_count_lost(1);
@@ -404,14 +479,20 @@ static void vcpu_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
     }
     ti->pc = qemu_plugin_tb_vaddr(tb);
     ti->size = describe_insns(tb, ti, want_disas);
+    if (qt.trace_calls) {
+        calls_tb_trans(tb, ti);
+    }
     if (!tb_in_range(ti)) {
+        if (qt.trace_calls) {
+            qemu_plugin_register_vcpu_tb_exec_cb(tb, vcpu_tb_calls_only,
+                                                 QEMU_PLUGIN_CB_NO_REGS, ti);
+        }
         return;
     }
     if (qt.trace_tb_trans) {
         emit_tb_trans(tb, ti);
     }
-    qemu_plugin_register_vcpu_tb_exec_cb(tb, qt.trace_exec_tb ?
-                                         vcpu_tb_exec : vcpu_tb_count,
+    qemu_plugin_register_vcpu_tb_exec_cb(tb, pick_tb_cb(),
                                          QEMU_PLUGIN_CB_NO_REGS, ti);
     instrument_insns(tb, ti);
     if (!qt.keep_disas) {
@@ -442,6 +523,12 @@ static void plugin_exit(qemu_plugin_id_t id, void *udata)
         if (vcpus[i].live) {
             vbuf_stop(&vcpus[i].buf);
         }
+    }
+    if (qt.trace_calls) {
+        static char counts[128];
+
+        calls_fmt_counts(counts, sizeof(counts));
+        writer_set_end_extra(counts);
     }
     writer_stop("exit");
 }
@@ -519,12 +606,32 @@ static void choose_instrumentation(void)
     if (qt.opts.etrace) {
         choose_etrace_events(sel, qt.opts.etrace_flags);
     }
+    if (qt.opts.uftrace) {
+        /* The uftrace directory is made of calls, named through maps. */
+        evsel_enable(sel, QTRACE_EV_FUNC_ENTRY);
+        evsel_enable(sel, QTRACE_EV_FUNC_EXIT);
+        evsel_enable(sel, QTRACE_EV_IMAGE_MAP);
+    }
     qt.trace_tb_trans = evsel_is_enabled(sel, QTRACE_EV_TB_TRANS);
     qt.trace_exec_tb = evsel_is_enabled(sel, QTRACE_EV_EXEC_TB);
     qt.trace_exec_insn = evsel_is_enabled(sel, QTRACE_EV_EXEC_INSN);
     qt.trace_mem = evsel_is_enabled(sel, QTRACE_EV_MEM_ACCESS);
     qt.trace_vcpu = evsel_is_enabled(sel, QTRACE_EV_VCPU_INIT) ||
                     evsel_is_enabled(sel, QTRACE_EV_VCPU_EXIT);
+    qt.trace_syscall = evsel_is_enabled(sel, QTRACE_EV_SYSCALL);
+    qt.trace_syscall_ret = evsel_is_enabled(sel, QTRACE_EV_SYSCALL_RET);
+    qt.trace_calls = calls_setup(qt.target,
+                                 evsel_is_enabled(sel, QTRACE_EV_FUNC_ENTRY),
+                                 evsel_is_enabled(sel, QTRACE_EV_FUNC_EXIT));
+    if (!qt.trace_calls &&
+        (evsel_is_enabled(sel, QTRACE_EV_FUNC_ENTRY) ||
+         evsel_is_enabled(sel, QTRACE_EV_FUNC_EXIT))) {
+        fprintf(stderr, "qtrace: func_*: no call decoder for %s, no "
+                "function events\n", qt.target);
+    }
+    qt.trace_maps = !qt.system_mode &&
+                    evsel_is_enabled(sel, QTRACE_EV_IMAGE_MAP) &&
+                    maps_setup(qt.target);
 }
 
 /* "PATH: reason" becomes "out=PATH: reason", naming the option. */
@@ -540,7 +647,8 @@ static int open_sinks(const qemu_info_t *info, struct sink **sinks,
                       size_t *n_sinks, struct qtrace_err *err)
 {
     *n_sinks = 0;
-    if (!qt.opts.out && !qt.opts.log && !qt.opts.etrace) {
+    if (!qt.opts.out && !qt.opts.log && !qt.opts.etrace &&
+        !qt.opts.uftrace) {
         qt.opts.out = strdup("qtrace.qtr");
     }
     if (qt.opts.out) {
@@ -577,20 +685,28 @@ static int open_sinks(const qemu_info_t *info, struct sink **sinks,
         }
         (*n_sinks)++;
     }
+    if (qt.opts.uftrace) {
+        sinks[*n_sinks] = sink_uftrace_new(qt.opts.uftrace, trace_meta, err);
+        if (!sinks[*n_sinks]) {
+            prefix_err(err, "uftrace=");
+            return -1;
+        }
+        (*n_sinks)++;
+    }
     return 0;
 }
 
 static void register_callbacks(qemu_plugin_id_t id)
 {
-    const struct evsel *sel = &qt.opts.sel;
+    bool hooks = qt.trace_calls || qt.trace_maps;
 
     qemu_plugin_register_vcpu_init_cb(id, vcpu_init);
     qemu_plugin_register_vcpu_exit_cb(id, vcpu_exit);
     qemu_plugin_register_vcpu_tb_trans_cb(id, vcpu_tb_trans);
-    if (evsel_is_enabled(sel, QTRACE_EV_SYSCALL)) {
+    if (qt.trace_syscall || hooks) {
         qemu_plugin_register_vcpu_syscall_cb(id, vcpu_syscall);
     }
-    if (evsel_is_enabled(sel, QTRACE_EV_SYSCALL_RET)) {
+    if (qt.trace_syscall_ret || hooks) {
         qemu_plugin_register_vcpu_syscall_ret_cb(id, vcpu_syscall_ret);
     }
     qemu_plugin_register_atexit_cb(id, plugin_exit, NULL);

@@ -62,6 +62,13 @@ struct sink_etrace_cfg {
 };
 struct sink *sink_etrace_new(const struct sink_etrace_cfg *cfg,
                              struct qtrace_err *err);
+/*
+ * uftrace data directory (created now) from func_entry/func_exit records;
+ * meta gives the guest program and word size at close, when the symbols
+ * are written.
+ */
+struct sink *sink_uftrace_new(const char *dir, sink_meta_fn meta,
+                              struct qtrace_err *err);
 
 /* Report a sink failure once, from the writer thread. */
 void sink_fail(struct sink *s, const char *why);

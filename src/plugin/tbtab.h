@@ -21,11 +21,17 @@ struct insn_info {
     char *disas;                /* QEMU's text, only for the log sink */
 };
 
+/* Set by calls.c: the block starts right after a call instruction. */
+#define TB_F_RETURN_SITE 1u
+/* Set by calls.c: the block ends with an indirect jump (not a call). */
+#define TB_F_ENDS_INDIRECT 2u
+
 struct tb_info {
     uint64_t pc;
     uint32_t id;                /* translation id, from 1 */
     uint32_t n_insns;
     uint32_t size;              /* code bytes */
+    uint32_t flags;             /* TB_F_*, set at translation */
     struct insn_info insns[];
 };
 

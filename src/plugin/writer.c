@@ -332,14 +332,21 @@ int writer_start(const struct writer_cfg *cfg, struct sink **sinks,
     return 0;
 }
 
+static const char *end_extra = "";
+
+void writer_set_end_extra(const char *text)
+{
+    end_extra = text;
+}
+
 /* The END text: totals so far and why the trace ends. */
 static void fmt_end(char *end, size_t len, const char *exit_reason)
 {
     snprintf(end, len,
              "records=%" PRIu64 "\nchunks=%" PRIu64 "\nbytes=%" PRIu64
-             "\nlost=%" PRIu64 "\nexit=%s\n",
+             "\nlost=%" PRIu64 "\nexit=%s\n%s",
              w.records, w.chunks, w.bytes,
-             (uint64_t)atomic_load(&w.lost_records), exit_reason);
+             (uint64_t)atomic_load(&w.lost_records), exit_reason, end_extra);
 }
 
 void writer_abort(struct sink *failed, const char *why,
@@ -368,7 +375,7 @@ void writer_abort(struct sink *failed, const char *why,
 
 void writer_stop(const char *exit_reason)
 {
-    char end[512];
+    char end[1024];
     size_t i;
 
     if (!w.started) {

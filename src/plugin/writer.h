@@ -46,6 +46,12 @@ bool writer_is_stopping(void);
 void writer_count_lost(uint32_t records);
 
 /*
+ * More "key=value\n" lines for the END chunk (counters of other parts of
+ * the plugin); text must live until writer_stop. Called before it.
+ */
+void writer_set_end_extra(const char *text);
+
+/*
  * Flush everything queued, close the sinks (the END chunk carries the
  * totals) and join the thread. Called once, at exit.
  */

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Guest symbols for the reading commands: the trace's symbol table
+ * loaded with warnings in the CLI's form, and addresses printed as
+ * names. Single-threaded, main thread.
+ */
+#ifndef QTRACE_CLI_GUEST_SYMS_H
+#define QTRACE_CLI_GUEST_SYMS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "qtrace/reader.h"
+#include "qtrace/symbols.h"
+
+/*
+ * The symbols of the trace rd (rewound afterwards). A file that cannot
+ * be read is reported once on stderr, "qtrace CMD: PATH: REASON
+ * (addresses shown in hex)". NULL when out of memory (reported too).
+ */
+struct qtrace_symbols *guest_syms_load(struct qtrace_reader *rd,
+                                       const char *cmd);
+
+/*
+ * addr as text into buf: "name" when addr is a symbol's start, else
+ * "name+0xOFF" ("name+0x0" too when with_off), or "0xADDR" when no
+ * symbol holds it. Returns buf.
+ */
+const char *guest_syms_fmt(const struct qtrace_symbols *s, uint64_t addr,
+                           bool with_off, char *buf, size_t len);
+
+#endif /* QTRACE_CLI_GUEST_SYMS_H */

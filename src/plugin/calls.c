@@ -1,0 +1,601 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The call tracker (see calls.h and docs/calls.md). A call, return or
+ * tail-call instruction only notes itself; the next block start, whose
+ * address is the branch's target, updates the shadow stack and records
+ * func_entry / func_exit. No register is read, so it works on QEMU 7.2.
+ */
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "qtrace-events.h"
+#include "../qemu/qemu-compat.h"
+#include "calls.h"
+#include "calls-decode.h"
+
+#define LAND_SLOTS 1024u            /* return sites remembered per vCPU */
+
+enum { ENTRY_CALL = 0, ENTRY_TAIL = 1, ENTRY_SYNTH = 2 };
+enum { EXIT_RETURN = 0, EXIT_UNWOUND = 1, EXIT_REPLACED = 2, EXIT_END = 3 };
+
+struct frame {
+    uint64_t entry;                 /* the function's first address */
+    uint64_t ret;                   /* return address; 0: unknown */
+    uint32_t serial;                /* unique per push on this vCPU */
+    bool signal;                    /* a signal handler, entered by QEMU */
+};
+
+/*
+ * A return site and the frame that made the call returning there: when
+ * execution reaches the site without a return (longjmp), that frame is
+ * the one running again, and every frame above it is gone.
+ */
+struct land {
+    uint64_t ret;
+    uint32_t depth;                 /* the caller's depth, 0: none */
+    uint32_t serial;                /* the caller's frame serial */
+};
+
+struct calls_vcpu {
+    struct calls_hot hot;           /* first: calls_vcpus points here */
+    struct vbuf *vb;
+    uint8_t pend_class;             /* enum calls_class of the branch */
+    uint64_t pend_pc;               /* the branch instruction */
+    uint64_t pend_next;             /* its fall-through address */
+    uint64_t sys_next;              /* after the system call instruction */
+    uint64_t sys_insn;              /* the system call instruction */
+    uint32_t depth;                 /* may exceed CALLS_MAX_DEPTH */
+    uint32_t serial;
+    uint32_t sigreturn_skip;        /* handlers that returned normally */
+    uint64_t overflows;             /* calls deeper than CALLS_MAX_DEPTH */
+    uint64_t unmatched;             /* returns to no known frame */
+    struct frame frames[CALLS_MAX_DEPTH];
+    struct land land[LAND_SLOTS];
+};
+
+struct calls_hot *calls_vcpus[CALLS_MAX_VCPUS];
+
+static struct {
+    const struct calls_abi *abi;
+    bool want_entry;
+    bool want_exit;
+    pthread_mutex_t sites_lock;     /* return-site set, translation time */
+    uint64_t *sites;                /* open addressing, 0 = empty */
+    size_t sites_cap;               /* a power of two */
+    size_t sites_used;
+} cs = { .sites_lock = PTHREAD_MUTEX_INITIALIZER };
+
+/* ---- records ---- */
+
+static void emit_entry(struct calls_vcpu *cv, uint64_t pc, uint64_t from,
+                       uint32_t depth, uint8_t kind, uint64_t time)
+{
+    struct qtrace_ev_func_entry *r;
+
+    if (!cs.want_entry) {
+        return;
+    }
+    r = vbuf_reserve(cv->vb, sizeof(*r));
+    r->hdr.id = QTRACE_EV_FUNC_ENTRY;
+    r->hdr.size = sizeof(*r);
+    r->hdr.reserved = 0;
+    r->hdr.time = time;
+    r->pc = pc;
+    r->from = from;
+    r->depth = depth;
+    r->kind = kind;
+}
+
+static void emit_exit(struct calls_vcpu *cv, uint64_t pc, uint64_t to,
+                      uint32_t depth, uint8_t kind, uint64_t time)
+{
+    struct qtrace_ev_func_exit *r;
+
+    if (!cs.want_exit) {
+        return;
+    }
+    r = vbuf_reserve(cv->vb, sizeof(*r));
+    r->hdr.id = QTRACE_EV_FUNC_EXIT;
+    r->hdr.size = sizeof(*r);
+    r->hdr.reserved = 0;
+    r->hdr.time = time;
+    r->pc = pc;
+    r->to = to;
+    r->depth = depth;
+    r->kind = kind;
+}
+
+/* ---- the shadow stack ---- */
+
+static struct land *land_slot(struct calls_vcpu *cv, uint64_t ret)
+{
+    return &cv->land[(ret ^ (ret >> 10) ^ (ret >> 20)) & (LAND_SLOTS - 1)];
+}
+
+/*
+ * Frames deeper than CALLS_MAX_DEPTH are only counted: no record, so
+ * every func_entry has its func_exit.
+ */
+static void push(struct calls_vcpu *cv, uint64_t entry, uint64_t ret,
+                 uint64_t from, uint8_t kind, bool signal, uint64_t time)
+{
+    struct frame *f;
+
+    cv->depth++;
+    if (cv->depth > CALLS_MAX_DEPTH) {
+        cv->overflows++;
+        return;
+    }
+    f = &cv->frames[cv->depth - 1];
+    f->entry = entry;
+    f->ret = ret;
+    f->serial = ++cv->serial;
+    f->signal = signal;
+    emit_entry(cv, entry, from, cv->depth, kind, time);
+}
+
+static void pop(struct calls_vcpu *cv, uint64_t to, uint8_t kind,
+                uint64_t time)
+{
+    if (cv->depth <= CALLS_MAX_DEPTH) {
+        emit_exit(cv, cv->frames[cv->depth - 1].entry, to, cv->depth, kind,
+                  time);
+    }
+    cv->depth--;
+}
+
+static void unwind_to(struct calls_vcpu *cv, uint32_t keep, uint64_t to,
+                      uint64_t time)
+{
+    while (cv->depth > keep) {
+        pop(cv, to, EXIT_UNWOUND, time);
+    }
+}
+
+static void do_call(struct calls_vcpu *cv, uint64_t target, uint64_t time)
+{
+    uint32_t caller = cv->depth;
+    struct land *l = land_slot(cv, cv->pend_next);
+
+    if (caller <= CALLS_MAX_DEPTH) {
+        l->ret = cv->pend_next;
+        l->depth = caller;
+        l->serial = caller ? cv->frames[caller - 1].serial : 0;
+    }
+    push(cv, target, cv->pend_next, cv->pend_pc, ENTRY_CALL, false, time);
+}
+
+/*
+ * A return goes to the innermost frame whose return address is the
+ * target; frames above it were left without a return (longjmp, an
+ * exception) and are unwound. A target that is no frame's return
+ * address ends the top frame only when that frame's return address is
+ * unknown (a signal handler returning to its trampoline); otherwise the
+ * return belongs to a frame never seen (entered before tracing began), or
+ * is a longjmp that ends with a return instruction: the stack is left as
+ * it is and false returned, for the landing check.
+ */
+static bool do_return(struct calls_vcpu *cv, uint64_t target, uint64_t time)
+{
+    uint32_t k;
+
+    if (cv->depth > CALLS_MAX_DEPTH) {
+        cv->depth--;
+        return true;
+    }
+    for (k = cv->depth; k > 0; k--) {
+        if (cv->frames[k - 1].ret == target) {
+            unwind_to(cv, k, target, time);
+            pop(cv, target, EXIT_RETURN, time);
+            return true;
+        }
+    }
+    if (cv->depth > 0 && cv->frames[cv->depth - 1].ret == 0) {
+        if (cv->frames[cv->depth - 1].signal) {
+            cv->sigreturn_skip++;   /* its trampoline's sigreturn is next */
+        }
+        pop(cv, target, EXIT_RETURN, time);
+        return true;
+    }
+    cv->unmatched++;
+    return false;
+}
+
+/* The top frame's function jumps to another, which returns in its place. */
+static void do_tail(struct calls_vcpu *cv, uint64_t target, uint64_t time)
+{
+    struct frame *f;
+
+    if (cv->depth == 0 || cv->depth > CALLS_MAX_DEPTH) {
+        return;
+    }
+    f = &cv->frames[cv->depth - 1];
+    emit_exit(cv, f->entry, target, cv->depth, EXIT_REPLACED, time);
+    f->entry = target;
+    emit_entry(cv, target, cv->pend_pc, cv->depth, ENTRY_TAIL, time);
+}
+
+/*
+ * Execution jumped to a return site through a computed address (see
+ * calls_block): if the frame that called from there is still on the
+ * stack below the top, everything above it was abandoned (longjmp, or an
+ * exception caught there). Unless the top frame runs the same function:
+ * then the jump may be one of its own (a switch).
+ */
+static void do_landing(struct calls_vcpu *cv, uint64_t pc, uint64_t time)
+{
+    const struct land *l = land_slot(cv, pc);
+    const struct frame *caller;
+
+    if (l->ret != pc || l->depth >= cv->depth) {
+        return;
+    }
+    if (l->depth > 0) {
+        caller = &cv->frames[l->depth - 1];
+        if (caller->serial != l->serial) {
+            return;                 /* that frame has returned since */
+        }
+        if (cv->depth <= CALLS_MAX_DEPTH &&
+            cv->frames[cv->depth - 1].entry == caller->entry) {
+            return;
+        }
+    }
+    unwind_to(cv, l->depth, pc, time);
+}
+
+/*
+ * rt_sigreturn: unless the handler returned normally (its frame already
+ * ended), the innermost signal handler frame and those above end.
+ */
+static void do_sigreturn(struct calls_vcpu *cv, uint64_t pc, uint64_t time)
+{
+    uint32_t k = cv->depth < CALLS_MAX_DEPTH ? cv->depth : CALLS_MAX_DEPTH;
+
+    if (cv->sigreturn_skip > 0) {
+        cv->sigreturn_skip--;
+        return;
+    }
+    for (; k > 0; k--) {
+        if (cv->frames[k - 1].signal) {
+            unwind_to(cv, k - 1, pc, time);
+            return;
+        }
+    }
+}
+
+/* Returns true when the branch accounts for reaching pc. */
+static bool do_branch(struct calls_vcpu *cv, uint64_t pc, uint64_t time)
+{
+    if (pc == cv->pend_next) {
+        return true;    /* not taken (a condition failed), or a get-pc call */
+    }
+    switch (cv->pend_class) {
+    case CALLS_CALL:
+        do_call(cv, pc, time);
+        return true;
+    case CALLS_RET:
+        return do_return(cv, pc, time);
+    case CALLS_TAIL:
+        do_tail(cv, pc, time);
+        return true;
+    default:
+        return false;
+    }
+}
+
+/*
+ * hot->cur is still the previous block. A longjmp reaches setjmp's return
+ * site through the address saved in the jmp_buf: with an indirect jump
+ * or a return that matched no frame (explained is false then). A direct
+ * branch to a return site is a branch inside the function (a recursive
+ * function skipping its own call), never a longjmp.
+ */
+void calls_block(struct calls_hot *hot, const struct tb_info *tb,
+                 uint64_t time)
+{
+    struct calls_vcpu *cv = (struct calls_vcpu *)hot;
+    const struct tb_info *prev = hot->cur;
+    uint8_t attn = hot->attn;
+    uint64_t pc = tb->pc;
+    bool explained = false;
+
+    hot->attn = 0;
+    if (attn & CALLS_ATTN_SIGRETURN) {
+        do_sigreturn(cv, pc, time);
+    }
+    if (attn & CALLS_ATTN_SYSCALL) {
+        explained = true;
+        if (pc != cv->sys_next && pc != cv->sys_insn) {
+            /*
+             * Not where the system call returns (nor its restart): QEMU
+             * delivered a signal and this is the handler's first block.
+             */
+            push(cv, pc, 0, 0, ENTRY_SYNTH, true, time);
+        }
+    }
+    if (attn & CALLS_ATTN_BRANCH) {
+        explained = do_branch(cv, pc, time);
+    } else if (!prev || !(prev->flags & TB_F_ENDS_INDIRECT)) {
+        explained = true;
+    }
+    if (!explained && (tb->flags & TB_F_RETURN_SITE)) {
+        do_landing(cv, pc, time);
+    }
+}
+
+/* ---- execution callbacks of branch instructions ---- */
+
+static inline void note_branch(unsigned int vcpu, const struct insn_info *in,
+                               uint8_t cls)
+{
+    struct calls_vcpu *cv;
+
+    if (vcpu >= CALLS_MAX_VCPUS || !calls_vcpus[vcpu]) {
+        return;
+    }
+    cv = (struct calls_vcpu *)calls_vcpus[vcpu];
+    cv->hot.attn |= CALLS_ATTN_BRANCH;
+    cv->pend_class = cls;
+    cv->pend_pc = in->pc;
+    cv->pend_next = in->pc + in->size;
+}
+
+static void vcpu_call(unsigned int vcpu, void *udata)
+{
+    note_branch(vcpu, udata, CALLS_CALL);
+}
+
+static void vcpu_return(unsigned int vcpu, void *udata)
+{
+    note_branch(vcpu, udata, CALLS_RET);
+}
+
+static void vcpu_tail(unsigned int vcpu, void *udata)
+{
+    note_branch(vcpu, udata, CALLS_TAIL);
+}
+
+/* ---- system calls ---- */
+
+static bool is_sigreturn(int64_t num)
+{
+    return num == cs.abi->nr_sigreturn[0] || num == cs.abi->nr_sigreturn[1];
+}
+
+void calls_syscall(unsigned int vcpu, int64_t num, uint64_t time)
+{
+    struct calls_vcpu *cv;
+
+    if (vcpu >= CALLS_MAX_VCPUS || !calls_vcpus[vcpu]) {
+        return;
+    }
+    cv = (struct calls_vcpu *)calls_vcpus[vcpu];
+    if (is_sigreturn(num)) {
+        cv->hot.attn |= CALLS_ATTN_SIGRETURN;
+    } else if (num == cs.abi->nr_exit_group) {
+        /* QEMU calls no vcpu_exit at exit_group: close the frames now. */
+        calls_vcpu_stop(vcpu, time);
+    }
+}
+
+void calls_syscall_ret(unsigned int vcpu, int64_t num)
+{
+    struct calls_vcpu *cv;
+    const struct tb_info *tb;
+
+    if (vcpu >= CALLS_MAX_VCPUS || !calls_vcpus[vcpu]) {
+        return;
+    }
+    cv = (struct calls_vcpu *)calls_vcpus[vcpu];
+    tb = cv->hot.cur;
+    if (!tb || tb->n_insns == 0 || is_sigreturn(num)) {
+        return;
+    }
+    cv->sys_next = tb->pc + tb->size;
+    cv->sys_insn = tb->insns[tb->n_insns - 1].pc;
+    cv->hot.attn |= CALLS_ATTN_SYSCALL;
+}
+
+/* ---- vCPU life ---- */
+
+void calls_vcpu_start(unsigned int vcpu, struct vbuf *vb)
+{
+    struct calls_vcpu *cv;
+
+    if (!cs.abi || vcpu >= CALLS_MAX_VCPUS) {
+        return;
+    }
+    cv = (struct calls_vcpu *)calls_vcpus[vcpu];
+    if (!cv) {
+        /* Once per vCPU index; kept for a later vCPU of the same index. */
+        cv = calloc(1, sizeof(*cv));
+        if (!cv) {
+            return;
+        }
+    }
+    cv->hot.attn = 0;
+    cv->hot.cur = NULL;
+    cv->vb = vb;
+    cv->depth = 0;
+    cv->sigreturn_skip = 0;
+    memset(cv->land, 0, sizeof(cv->land));
+    __atomic_store_n(&calls_vcpus[vcpu], &cv->hot, __ATOMIC_RELEASE);
+}
+
+void calls_vcpu_stop(unsigned int vcpu, uint64_t time)
+{
+    struct calls_vcpu *cv;
+
+    if (vcpu >= CALLS_MAX_VCPUS || !calls_vcpus[vcpu]) {
+        return;
+    }
+    cv = (struct calls_vcpu *)calls_vcpus[vcpu];
+    while (cv->depth > 0) {
+        pop(cv, 0, EXIT_END, time);
+    }
+    cv->hot.attn = 0;
+}
+
+/*
+ * At exit. Counters of vCPUs still running may be a little behind: they
+ * are the vCPUs' own, not shared, so the hot path has no atomic.
+ */
+void calls_fmt_counts(char *buf, size_t len)
+{
+    uint64_t overflows = 0, unmatched = 0;
+    size_t i;
+
+    for (i = 0; i < CALLS_MAX_VCPUS; i++) {
+        const struct calls_vcpu *cv =
+            (const struct calls_vcpu *)__atomic_load_n(&calls_vcpus[i],
+                                                       __ATOMIC_ACQUIRE);
+
+        if (cv) {
+            overflows += cv->overflows;
+            unmatched += cv->unmatched;
+        }
+    }
+    snprintf(buf, len, "calls_overflow=%" PRIu64 "\ncalls_unmatched=%"
+             PRIu64 "\n", overflows, unmatched);
+}
+
+/* ---- translation ---- */
+
+static size_t site_index(uint64_t pc, size_t cap)
+{
+    return (size_t)((pc * 0x9e3779b97f4a7c15ull) >> 32) & (cap - 1);
+}
+
+/* Add a return site; a set that cannot grow just forgets (no landing). */
+static void sites_add_locked(uint64_t pc)
+{
+    size_t i;
+
+    if (cs.sites_used * 2 >= cs.sites_cap) {
+        size_t new_cap = cs.sites_cap ? cs.sites_cap * 2 : 4096;
+        uint64_t *grown = calloc(new_cap, sizeof(*grown));
+        size_t j;
+
+        if (!grown) {
+            return;
+        }
+        for (j = 0; j < cs.sites_cap; j++) {
+            if (cs.sites[j]) {
+                i = site_index(cs.sites[j], new_cap);
+                while (grown[i]) {
+                    i = (i + 1) & (new_cap - 1);
+                }
+                grown[i] = cs.sites[j];
+            }
+        }
+        free(cs.sites);
+        cs.sites = grown;
+        cs.sites_cap = new_cap;
+    }
+    i = site_index(pc, cs.sites_cap);
+    while (cs.sites[i] && cs.sites[i] != pc) {
+        i = (i + 1) & (cs.sites_cap - 1);
+    }
+    if (!cs.sites[i]) {
+        cs.sites[i] = pc;
+        cs.sites_used++;
+    }
+}
+
+static bool sites_has_locked(uint64_t pc)
+{
+    size_t i;
+
+    if (!cs.sites_cap) {
+        return false;
+    }
+    for (i = site_index(pc, cs.sites_cap); cs.sites[i];
+         i = (i + 1) & (cs.sites_cap - 1)) {
+        if (cs.sites[i] == pc) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The class of the block's last instruction, from its code bytes. */
+static enum calls_class classify_tb(struct qemu_plugin_tb *tb,
+                                    const struct tb_info *ti)
+{
+    struct calls_insn *insns;
+    enum calls_class cls;
+    uint32_t i, first = 0;
+
+    /* Only arm needs the whole block (A32 or Thumb); others the last. */
+    if (cs.abi->isa != CALLS_ISA_ARM) {
+        first = ti->n_insns - 1;
+    }
+    insns = calloc(ti->n_insns - first, sizeof(*insns));
+    if (!insns) {
+        return CALLS_OTHER;
+    }
+    for (i = first; i < ti->n_insns; i++) {
+        struct calls_insn *ci = &insns[i - first];
+
+        ci->pc = ti->insns[i].pc;
+        ci->size = ti->insns[i].size;
+        qc_insn_bytes(qemu_plugin_tb_get_insn(tb, i), ci->bytes,
+                      sizeof(ci->bytes));
+    }
+    cls = calls_classify_block(cs.abi->isa, insns, ti->n_insns - first);
+    free(insns);
+    return cls;
+}
+
+void calls_tb_trans(struct qemu_plugin_tb *tb, struct tb_info *ti)
+{
+    static const qemu_plugin_vcpu_udata_cb_t cbs[] = {
+        [CALLS_CALL] = vcpu_call,
+        [CALLS_RET] = vcpu_return,
+        [CALLS_TAIL] = vcpu_tail,
+        [CALLS_INDIRECT] = NULL,    /* only marks the block */
+    };
+    struct insn_info *last;
+    enum calls_class cls;
+
+    if (!cs.abi || ti->n_insns == 0) {
+        return;
+    }
+    /*
+     * QEMU ends a block at every instruction that may write the pc, so a
+     * call or return can only be a block's last instruction.
+     */
+    last = &ti->insns[ti->n_insns - 1];
+    cls = classify_tb(tb, ti);
+    pthread_mutex_lock(&cs.sites_lock);
+    if (cls == CALLS_CALL) {
+        sites_add_locked(last->pc + last->size);
+    }
+    if (sites_has_locked(ti->pc)) {
+        ti->flags |= TB_F_RETURN_SITE;
+    }
+    pthread_mutex_unlock(&cs.sites_lock);
+    if (cls == CALLS_INDIRECT) {
+        ti->flags |= TB_F_ENDS_INDIRECT;
+    } else if (cls != CALLS_OTHER) {
+        qemu_plugin_register_vcpu_insn_exec_cb(
+            qemu_plugin_tb_get_insn(tb, ti->n_insns - 1), cbs[cls],
+            QEMU_PLUGIN_CB_NO_REGS, last);
+    }
+}
+
+bool calls_setup(const char *target, bool want_entry, bool want_exit)
+{
+    const struct calls_abi *abi = calls_abi_of(target);
+
+    if (!abi || (!want_entry && !want_exit)) {
+        return false;
+    }
+    cs.abi = abi;
+    cs.want_entry = want_entry;
+    cs.want_exit = want_exit;
+    return true;
+}

@@ -1,0 +1,543 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Reading an ELF file's segments and function symbols with libelf (see
+ * elf-file.h). symtab and dynsym are both read: a stripped library keeps
+ * only dynsym, a static program only symtab; duplicates collapse.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "elf-file.h"
+
+/* The guest page size QEMU maps with is at least this, at most a segment's
+ * alignment: a mapping offset is rounded down to it. */
+#define MIN_PAGE 4096u
+
+/* A symbol found, before sorting and trimming. */
+struct cand {
+    uint64_t addr;
+    uint64_t size;                  /* st_size, 0 for most labels */
+    uint64_t sec_end;               /* end of its section (ELF address) */
+    size_t name;                    /* offset in the name pool */
+    int rank;                       /* higher wins at one address */
+};
+
+/* What a read collects; freed or handed to the elf_file at the end. */
+struct collect {
+    struct cand *c;
+    size_t n, cap;
+    char *pool;                     /* names, NUL-terminated each */
+    size_t pool_len, pool_cap;
+    uint16_t machine;               /* e_machine */
+};
+
+static int grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+    size_t n = *cap ? *cap : 64;
+    void *q;
+
+    if (need <= *cap) {
+        return 0;
+    }
+    while (n < need) {
+        n *= 2;
+    }
+    q = realloc(*p, n * elem);
+    if (!q) {
+        return -ENOMEM;
+    }
+    *p = q;
+    *cap = n;
+    return 0;
+}
+
+/* Whether a name is a symbol people call: not $x, $d, .L1... */
+static bool is_wanted_name(const char *name)
+{
+    return name[0] && name[0] != '$' && strncmp(name, ".L", 2) != 0;
+}
+
+/* Rank at one address: a function over a label, global > weak > local. */
+static int rank_of(const GElf_Sym *sym)
+{
+    int type = GELF_ST_TYPE(sym->st_info);
+    int bind = GELF_ST_BIND(sym->st_info);
+    int r = (type == STT_FUNC || type == STT_GNU_IFUNC) ? 4 : 0;
+
+    if (bind == STB_GLOBAL) {
+        r += 2;
+    } else if (bind == STB_WEAK) {
+        r += 1;
+    }
+    return r;
+}
+
+static size_t underscores(const char *name)
+{
+    return strspn(name, "_");
+}
+
+/* The section a symbol sits in, if it is code; false for anything else. */
+static bool code_section(Elf *elf, const GElf_Sym *sym, GElf_Shdr *sh)
+{
+    Elf_Scn *scn;
+
+    if (sym->st_shndx == SHN_UNDEF || sym->st_shndx >= SHN_LORESERVE) {
+        return false;
+    }
+    scn = elf_getscn(elf, sym->st_shndx);
+    return scn && gelf_getshdr(scn, sh) &&
+           (sh->sh_flags & SHF_EXECINSTR);
+}
+
+static int add_cand(struct collect *col, const GElf_Sym *sym,
+                    const GElf_Shdr *sh, const char *name)
+{
+    size_t len = strlen(name) + 1;
+    struct cand *c;
+
+    if (grow((void **)&col->c, &col->cap, col->n + 1, sizeof(*col->c)) < 0 ||
+        grow((void **)&col->pool, &col->pool_cap, col->pool_len + len, 1) <
+        0) {
+        return -ENOMEM;
+    }
+    c = &col->c[col->n++];
+    c->addr = sym->st_value;
+    /* Arm functions in Thumb state have bit 0 set in their value. */
+    if (col->machine == EM_ARM && GELF_ST_TYPE(sym->st_info) == STT_FUNC) {
+        c->addr &= ~(uint64_t)1;
+    }
+    c->size = sym->st_size;
+    c->sec_end = sh->sh_addr + sh->sh_size;
+    c->name = col->pool_len;
+    c->rank = rank_of(sym);
+    memcpy(col->pool + col->pool_len, name, len);
+    col->pool_len += len;
+    return 0;
+}
+
+/* Every wanted symbol of one symbol table section. */
+static int collect_table(Elf *elf, Elf_Scn *scn, const GElf_Shdr *tab,
+                         struct collect *col)
+{
+    Elf_Data *data = elf_getdata(scn, NULL);
+    size_t i, n;
+
+    if (!data || tab->sh_entsize == 0) {
+        return 0;
+    }
+    n = tab->sh_size / tab->sh_entsize;
+    for (i = 1; i < n; i++) {
+        GElf_Sym sym;
+        GElf_Shdr sh;
+        const char *name;
+        int type;
+
+        if (!gelf_getsym(data, (int)i, &sym)) {
+            break;
+        }
+        type = GELF_ST_TYPE(sym.st_info);
+        if ((type != STT_FUNC && type != STT_GNU_IFUNC &&
+             type != STT_NOTYPE) || !code_section(elf, &sym, &sh)) {
+            continue;
+        }
+        name = elf_strptr(elf, tab->sh_link, sym.st_name);
+        if (!name || !is_wanted_name(name)) {
+            continue;
+        }
+        if (add_cand(col, &sym, &sh, name) < 0) {
+            return -ENOMEM;
+        }
+    }
+    return 0;
+}
+
+/* ---- PLT stubs: "name@plt" ---- */
+
+/*
+ * Lazy-binding PLTs as the GNU linkers lay them out: a header, then one
+ * fixed-size stub per .rel(a).plt entry, in the same order. Only a PLT
+ * whose size is exactly that is named (arm's Thumb entry stubs vary in
+ * size: not named). x86_64 with IBT puts the stubs in .plt.sec, headless.
+ */
+static const struct {
+    uint16_t machine;
+    uint32_t header;                /* bytes before the first stub */
+    uint32_t stub;                  /* bytes per stub */
+} plt_layouts[] = {
+    { EM_X86_64, 16, 16 },
+    { EM_386, 16, 16 },
+    { EM_AARCH64, 32, 16 },
+    { EM_RISCV, 32, 16 },
+    { EM_ARM, 20, 12 },
+};
+
+/* The sections named .plt, .plt.sec and .rel(a).plt, if any. */
+struct plt_scns {
+    Elf_Scn *plt, *plt_sec, *rel;
+    GElf_Shdr plt_sh, plt_sec_sh, rel_sh;
+};
+
+static void find_plt_scns(Elf *elf, struct plt_scns *p)
+{
+    Elf_Scn *scn = NULL;
+    size_t shstrndx;
+
+    memset(p, 0, sizeof(*p));
+    if (elf_getshdrstrndx(elf, &shstrndx) != 0) {
+        return;
+    }
+    while ((scn = elf_nextscn(elf, scn)) != NULL) {
+        GElf_Shdr sh;
+        const char *name;
+
+        if (!gelf_getshdr(scn, &sh) ||
+            !(name = elf_strptr(elf, shstrndx, sh.sh_name))) {
+            continue;
+        }
+        if (strcmp(name, ".plt") == 0) {
+            p->plt = scn;
+            p->plt_sh = sh;
+        } else if (strcmp(name, ".plt.sec") == 0) {
+            p->plt_sec = scn;
+            p->plt_sec_sh = sh;
+        } else if (strcmp(name, ".rela.plt") == 0 ||
+                   strcmp(name, ".rel.plt") == 0) {
+            p->rel = scn;
+            p->rel_sh = sh;
+        }
+    }
+}
+
+/* Name of the dynamic symbol a PLT relocation refers to, or NULL. */
+static const char *reloc_name(Elf *elf, const struct plt_scns *p,
+                              size_t i)
+{
+    Elf_Data *data = elf_getdata(p->rel, NULL);
+    Elf_Scn *dyn = elf_getscn(elf, p->rel_sh.sh_link);
+    GElf_Shdr dyn_sh;
+    GElf_Sym sym;
+    uint64_t info = 0;
+
+    if (p->rel_sh.sh_type == SHT_RELA) {
+        GElf_Rela r;
+
+        info = gelf_getrela(data, (int)i, &r) ? r.r_info : 0;
+    } else {
+        GElf_Rel r;
+
+        info = gelf_getrel(data, (int)i, &r) ? r.r_info : 0;
+    }
+    if (!GELF_R_SYM(info) || !dyn || !gelf_getshdr(dyn, &dyn_sh) ||
+        !gelf_getsym(elf_getdata(dyn, NULL), (int)GELF_R_SYM(info), &sym)) {
+        return NULL;
+    }
+    return elf_strptr(elf, dyn_sh.sh_link, sym.st_name);
+}
+
+/* A stub is a sized label: any real symbol at its address wins. */
+static int add_plt_stub(struct collect *col, uint64_t addr, uint64_t size,
+                        const char *name)
+{
+    char full[256];
+    GElf_Sym sym = { 0 };
+    GElf_Shdr sh = { 0 };
+
+    snprintf(full, sizeof(full), "%s@plt", name);
+    sym.st_value = addr;
+    sym.st_size = size;
+    sym.st_info = GELF_ST_INFO(STB_LOCAL, STT_NOTYPE);
+    return add_cand(col, &sym, &sh, full);
+}
+
+static int collect_plt(Elf *elf, struct collect *col)
+{
+    struct plt_scns p;
+    uint64_t base, stub = 0, header = 0, n, i;
+
+    find_plt_scns(elf, &p);
+    for (i = 0; i < sizeof(plt_layouts) / sizeof(plt_layouts[0]); i++) {
+        if (plt_layouts[i].machine == col->machine) {
+            header = plt_layouts[i].header;
+            stub = plt_layouts[i].stub;
+        }
+    }
+    if (!stub || !p.rel || !p.rel_sh.sh_entsize || !(p.plt || p.plt_sec)) {
+        return 0;
+    }
+    n = p.rel_sh.sh_size / p.rel_sh.sh_entsize;
+    if (p.plt_sec && p.plt_sec_sh.sh_size == n * stub) {
+        base = p.plt_sec_sh.sh_addr;
+    } else if (p.plt && p.plt_sh.sh_size == header + n * stub) {
+        base = p.plt_sh.sh_addr + header;
+    } else {
+        return 0;                   /* a layout we do not know */
+    }
+    for (i = 0; i < n; i++) {
+        const char *name = reloc_name(elf, &p, i);
+
+        if (name && name[0] &&
+            add_plt_stub(col, base + i * stub, stub, name) < 0) {
+            return -ENOMEM;
+        }
+    }
+    return 0;
+}
+
+static int collect_symbols(Elf *elf, struct collect *col)
+{
+    Elf_Scn *scn = NULL;
+
+    while ((scn = elf_nextscn(elf, scn)) != NULL) {
+        GElf_Shdr sh;
+
+        if (!gelf_getshdr(scn, &sh) ||
+            (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM)) {
+            continue;
+        }
+        if (collect_table(elf, scn, &sh, col) < 0) {
+            return -ENOMEM;
+        }
+    }
+    return collect_plt(elf, col);
+}
+
+/*
+ * By address; at one address the best first: a function before a label,
+ * then the name with the fewest leading underscores (calloc, not
+ * __calloc: the name people call), then global, weak, local, then by
+ * name so the choice never depends on the table order.
+ */
+static int cmp_cand(const void *pa, const void *pb, void *pool)
+{
+    const struct cand *a = pa;
+    const struct cand *b = pb;
+    const char *na = (const char *)pool + a->name;
+    const char *nb = (const char *)pool + b->name;
+    size_t ua = underscores(na), ub = underscores(nb);
+
+    if (a->addr != b->addr) {
+        return a->addr < b->addr ? -1 : 1;
+    }
+    if ((a->rank >= 4) != (b->rank >= 4)) {
+        return a->rank >= 4 ? -1 : 1;
+    }
+    if (ua != ub) {
+        return ua < ub ? -1 : 1;
+    }
+    if (a->rank != b->rank) {
+        return b->rank - a->rank;
+    }
+    return strcmp(na, nb);
+}
+
+/*
+ * Sorted candidates to disjoint symbols: one per address, each end cut at
+ * the next symbol. A label inside a sized function (glibc's __wrap_main
+ * in aarch64's _start) ends where the function ends, as objdump shows
+ * it. Writes the kept ones to the front of col->c, returns their count.
+ */
+static size_t trim_cands(struct collect *col)
+{
+    struct cand *c = col->c;
+    uint64_t covered = 0;           /* end of the last sized symbol */
+    size_t i, n = 0;
+
+    for (i = 0; i < col->n; i++) {
+        if (n && c[n - 1].addr == c[i].addr) {
+            continue;               /* a worse name at the same address */
+        }
+        c[n] = c[i];
+        if (c[n].size == 0 && c[n].addr < covered &&
+            covered < c[n].sec_end) {
+            c[n].sec_end = covered;
+        }
+        if (c[n].size && c[n].addr + c[n].size > covered) {
+            covered = c[n].addr + c[n].size;
+        }
+        n++;
+    }
+    for (i = 0; i < n; i++) {
+        uint64_t end = c[i].size ? c[i].addr + c[i].size : c[i].sec_end;
+
+        if (i + 1 < n && (end > c[i + 1].addr || end <= c[i].addr)) {
+            end = c[i + 1].addr;
+        }
+        if (end <= c[i].addr) {
+            end = c[i].addr + 1;    /* a label at its section's end */
+        }
+        c[i].size = end - c[i].addr;
+    }
+    return n;
+}
+
+static int build_symbols(struct elf_file *f, struct collect *col)
+{
+    size_t i, n;
+
+    if (col->n) {
+        qsort_r(col->c, col->n, sizeof(*col->c), cmp_cand, col->pool);
+    }
+    n = trim_cands(col);
+    f->syms = calloc(n ? n : 1, sizeof(*f->syms));
+    if (!f->syms) {
+        return -ENOMEM;
+    }
+    f->names = col->pool;
+    col->pool = NULL;
+    for (i = 0; i < n; i++) {
+        f->syms[i].addr = col->c[i].addr;
+        f->syms[i].size = col->c[i].size;
+        f->syms[i].name = f->names + col->c[i].name;
+    }
+    f->n_syms = n;
+    return 0;
+}
+
+static int read_segments(Elf *elf, struct elf_file *f)
+{
+    size_t i, n;
+
+    if (elf_getphdrnum(elf, &n) != 0) {
+        return -EINVAL;
+    }
+    f->segs = calloc(n ? n : 1, sizeof(*f->segs));
+    if (!f->segs) {
+        return -ENOMEM;
+    }
+    for (i = 0; i < n; i++) {
+        GElf_Phdr ph;
+        struct elf_segment *sg;
+
+        if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD) {
+            continue;
+        }
+        sg = &f->segs[f->n_segs++];
+        sg->offset = ph.p_offset;
+        sg->vaddr = ph.p_vaddr;
+        sg->memsz = ph.p_memsz;
+        sg->exec = (ph.p_flags & PF_X) != 0;
+        if (f->n_segs == 1 || ph.p_vaddr < f->lo) {
+            f->lo = ph.p_vaddr;
+            f->lo_offset = ph.p_offset;
+        }
+        if (ph.p_vaddr + ph.p_memsz > f->hi) {
+            f->hi = ph.p_vaddr + ph.p_memsz;
+        }
+    }
+    return 0;
+}
+
+/* Header checks, segments, symbols; err filled on failure. */
+static int read_elf(Elf *elf, struct elf_file *f, const char *path,
+                    struct qtrace_err *err)
+{
+    struct collect col = { .c = NULL };
+    GElf_Ehdr eh;
+    int ret;
+
+    if (elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh)) {
+        qtrace_err_set(err, "%s: not an ELF file", path);
+        return -ENOEXEC;
+    }
+    if (eh.e_type != ET_EXEC && eh.e_type != ET_DYN) {
+        qtrace_err_set(err, "%s: not a program or shared object (ELF "
+                       "type %u)", path, (unsigned)eh.e_type);
+        return -EINVAL;
+    }
+    f->dynamic = eh.e_type == ET_DYN;
+    col.machine = eh.e_machine;
+    ret = read_segments(elf, f);
+    if (ret == 0) {
+        ret = collect_symbols(elf, &col);
+    }
+    if (ret == 0) {
+        ret = build_symbols(f, &col);
+    }
+    free(col.c);
+    free(col.pool);
+    if (ret < 0) {
+        qtrace_err_set(err, "%s: %s", path, ret == -ENOMEM ?
+                       strerror(ENOMEM) : "unreadable program headers");
+    }
+    return ret;
+}
+
+int elf_file_read(struct elf_file *f, const char *path,
+                  struct qtrace_err *err)
+{
+    Elf *elf;
+    int fd, ret;
+
+    memset(f, 0, sizeof(*f));
+    if (elf_version(EV_CURRENT) == EV_NONE) {
+        qtrace_err_set(err, "%s: libelf: %s", path, elf_errmsg(-1));
+        return -EINVAL;
+    }
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        ret = -errno;
+        qtrace_err_set(err, "%s: %s", path, strerror(errno));
+        return ret;
+    }
+    elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+    if (!elf) {
+        qtrace_err_set(err, "%s: %s", path, elf_errmsg(-1));
+        close(fd);
+        return -EINVAL;
+    }
+    ret = read_elf(elf, f, path, err);
+    elf_end(elf);
+    close(fd);
+    if (ret < 0) {
+        elf_file_fini(f);
+    }
+    return ret;
+}
+
+void elf_file_fini(struct elf_file *f)
+{
+    free(f->segs);
+    free(f->syms);
+    free(f->names);
+    memset(f, 0, sizeof(*f));
+}
+
+uint64_t elf_file_bias(const struct elf_file *f, uint64_t start,
+                       uint64_t offset)
+{
+    const struct elf_segment *best = NULL;
+    size_t i;
+
+    for (i = 0; i < f->n_segs; i++) {
+        const struct elf_segment *sg = &f->segs[i];
+
+        if ((sg->offset & ~(uint64_t)(MIN_PAGE - 1)) <= offset &&
+            (!best || sg->offset >= best->offset)) {
+            best = sg;
+        }
+    }
+    if (!best) {
+        return f->dynamic ? start - f->lo : 0;
+    }
+    /* The segment maps file offset o at vaddr + (o - p_offset). */
+    return start - (best->vaddr - best->offset + offset);
+}
+
+uint64_t elf_file_exec_lo(const struct elf_file *f)
+{
+    uint64_t lo = UINT64_MAX;
+    size_t i;
+
+    for (i = 0; i < f->n_segs; i++) {
+        if (f->segs[i].exec && f->segs[i].vaddr < lo) {
+            lo = f->segs[i].vaddr;
+        }
+    }
+    return lo == UINT64_MAX ? f->lo : lo;
+}

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * One ELF file as the symbol table needs it: its PT_LOAD segments and its
+ * function symbols at link-time addresses, sorted and made disjoint (the
+ * rules are in include/qtrace/symbols.h). Read once with libelf; the file
+ * is closed again before elf_file_read() returns.
+ */
+#ifndef QTRACE_SYMBOLS_ELF_FILE_H
+#define QTRACE_SYMBOLS_ELF_FILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "qtrace/err.h"
+#include "qtrace/symbols.h"
+
+struct elf_segment {
+    uint64_t offset;                /* p_offset */
+    uint64_t vaddr;                 /* p_vaddr */
+    uint64_t memsz;                 /* p_memsz */
+    bool exec;                      /* PF_X */
+};
+
+struct elf_file {
+    bool dynamic;                   /* ET_DYN: placed by a load bias */
+    size_t n_segs;
+    struct elf_segment *segs;       /* PT_LOAD, in file order */
+    uint64_t lo, hi;                /* extent of all PT_LOAD: [lo, hi) */
+    uint64_t lo_offset;             /* file offset of the segment at lo */
+    size_t n_syms;
+    struct qtrace_sym *syms;        /* sorted by addr, disjoint */
+    char *names;                    /* every name, NUL-separated */
+};
+
+/*
+ * Read path into *f (zeroed first). Returns 0, or -errno with err as
+ * "PATH: REASON": -ENOEXEC for a file that is not ELF at all, -EINVAL
+ * for an ELF file that is not a program or shared object.
+ */
+int elf_file_read(struct elf_file *f, const char *path,
+                  struct qtrace_err *err);
+void elf_file_fini(struct elf_file *f);
+
+/*
+ * Load bias of the file when file offset offset is mapped at start: start
+ * minus the ELF address of that offset, from the last PT_LOAD segment
+ * whose page holds or precedes it.
+ */
+uint64_t elf_file_bias(const struct elf_file *f, uint64_t start,
+                       uint64_t offset);
+
+/* ELF address of the first executable PT_LOAD (lo if there is none). */
+uint64_t elf_file_exec_lo(const struct elf_file *f);
+
+#endif /* QTRACE_SYMBOLS_ELF_FILE_H */
