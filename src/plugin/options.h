@@ -21,6 +21,7 @@ struct options {
     size_t chunk_bytes;         /* chunk=: per-vCPU buffer size */
     size_t buffer_bytes;        /* buffer=: all buffers together */
     bool events_given;          /* events= appeared */
+    bool packed;                /* encoding=packed (default) or raw */
 };
 
 /* Defaults; cat must outlive opts. */

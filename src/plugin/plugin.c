@@ -18,6 +18,7 @@
 #include "../format/chunk.h"
 #include "../qemu/qemu-compat.h"
 #include "options.h"
+#include "pack.h"
 #include "sink.h"
 #include "tbtab.h"
 #include "vbuf.h"
@@ -35,6 +36,7 @@ struct vcpu {
     struct vbuf buf;
     uint64_t icount;            /* instructions of blocks entered */
     uint64_t tb_time;           /* icount when the current block began */
+    struct pack_state *pack;    /* packed encoding, or NULL for raw */
     bool live;
 } __attribute__((aligned(64)));
 
@@ -53,6 +55,8 @@ static struct {
     bool trace_mem;
     bool trace_vcpu;            /* vcpu_init / vcpu_exit */
     bool keep_disas;            /* the log sink prints QEMU's disassembly */
+    bool packed;                /* vCPU chunks use the packed encoding */
+    bool pack_mem;              /* accesses as mem packets (user, exec_tb) */
     atomic_uint next_stream;
     atomic_bool exited;
     atomic_bool warned_vcpus;
@@ -61,7 +65,8 @@ static struct {
 static inline void *emit(struct vcpu *vc, uint16_t id, uint32_t size,
                          uint64_t time)
 {
-    struct qtrace_rec *r = vbuf_reserve(&vc->buf, size);
+    struct qtrace_rec *r = vc->pack ? pack_record(vc->pack, &vc->buf, size) :
+                                      vbuf_reserve(&vc->buf, size);
 
     r->id = id;
     r->size = (uint16_t)size;
@@ -102,6 +107,10 @@ static void vcpu_tb_exec(unsigned int vcpu_index, void *udata)
     }
     vc->tb_time = vc->icount;
     vc->icount += tb->n_insns;
+    if (vc->pack) {
+        pack_block(vc->pack, &vc->buf, tb->id, tb->pc);
+        return;
+    }
     r = emit(vc, QTRACE_EV_EXEC_TB, sizeof(*r), vc->tb_time);
     r->pc = tb->pc;
     r->tb = tb->id;
@@ -122,6 +131,25 @@ static void vcpu_insn_exec(unsigned int vcpu_index, void *udata)
     r->idx = in->idx;
 }
 
+/* User mode with exec_tb: the access is relative to the current block. */
+static inline void vcpu_mem_packed(struct vcpu *vc,
+                                   qemu_plugin_meminfo_t info,
+                                   uint64_t vaddr, const struct insn_info *in)
+{
+    uint8_t bits = (uint8_t)qemu_plugin_mem_size_shift(info);
+
+    if (qemu_plugin_mem_is_store(info)) {
+        bits |= PACKED_MEM_STORE;
+    }
+    if (qemu_plugin_mem_is_sign_extended(info)) {
+        bits |= PACKED_MEM_SIGNED;
+    }
+    if (qemu_plugin_mem_is_big_endian(info)) {
+        bits |= PACKED_MEM_BIG_ENDIAN;
+    }
+    pack_mem(vc->pack, &vc->buf, in->idx, in->pc, bits, vaddr);
+}
+
 static void vcpu_mem(unsigned int vcpu_index, qemu_plugin_meminfo_t info,
                      uint64_t vaddr, void *udata)
 {
@@ -134,6 +162,10 @@ static void vcpu_mem(unsigned int vcpu_index, qemu_plugin_meminfo_t info,
     uint8_t flags = 0;
 
     if (!vc) {
+        return;
+    }
+    if (vc->pack && qt.pack_mem) {
+        vcpu_mem_packed(vc, info, vaddr, in);
         return;
     }
     if (qemu_plugin_mem_is_store(info)) {
@@ -213,6 +245,15 @@ static void vcpu_syscall_ret(qemu_plugin_id_t id, unsigned int vcpu_index,
 
 /* ---- vCPU life cycle ---- */
 
+/* End a stream: pending predicted blocks, then the last chunk. */
+static void stop_stream(struct vcpu *vc)
+{
+    if (vc->pack) {
+        pack_flush_run(vc->pack, &vc->buf);
+    }
+    vbuf_stop(&vc->buf);
+}
+
 static void vcpu_init(qemu_plugin_id_t id, unsigned int vcpu_index)
 {
     struct vcpu *vc = vcpu_of(vcpu_index);
@@ -227,11 +268,21 @@ static void vcpu_init(qemu_plugin_id_t id, unsigned int vcpu_index)
         return;
     }
     if (vc->live) {
-        vbuf_stop(&vc->buf);
+        stop_stream(vc);
     }
     vc->icount = 0;
     vc->tb_time = 0;
-    vbuf_start(&vc->buf, vcpu_index, atomic_fetch_add(&qt.next_stream, 1));
+    if (qt.packed) {
+        /* Once per vCPU slot; a new stream starts from a clean state. */
+        if (!vc->pack) {
+            vc->pack = malloc(sizeof(*vc->pack));
+        }
+        if (vc->pack) {
+            pack_reset(vc->pack);
+        }
+    }
+    vbuf_start(&vc->buf, vcpu_index, atomic_fetch_add(&qt.next_stream, 1),
+               vc->pack ? QTRACE_CHUNK_PACKED : 0);
     vc->live = true;
     if (qt.trace_vcpu) {
         r = emit(vc, QTRACE_EV_VCPU_INIT, sizeof(*r), 0);
@@ -252,7 +303,7 @@ static void vcpu_exit(qemu_plugin_id_t id, unsigned int vcpu_index)
         r = emit(vc, QTRACE_EV_VCPU_EXIT, sizeof(*r), vc->icount);
         r->vcpu = vcpu_index;
     }
-    vbuf_stop(&vc->buf);
+    stop_stream(vc);
     vc->live = false;
 }
 
@@ -439,7 +490,7 @@ static void plugin_exit(qemu_plugin_id_t id, void *udata)
      */
     for (i = 0; i < MAX_VCPUS; i++) {
         if (vcpus[i].live) {
-            vbuf_stop(&vcpus[i].buf);
+            stop_stream(&vcpus[i]);
         }
     }
     writer_stop("exit");
@@ -496,6 +547,17 @@ static void choose_instrumentation(void)
     qt.trace_mem = evsel_is_enabled(sel, QTRACE_EV_MEM_ACCESS);
     qt.trace_vcpu = evsel_is_enabled(sel, QTRACE_EV_VCPU_INIT) ||
                     evsel_is_enabled(sel, QTRACE_EV_VCPU_EXIT);
+    /*
+     * The text log reads raw records on the writer thread. A packed
+     * block names its translation only by id: the reader needs the
+     * tb_trans records to expand it, so they come along.
+     */
+    qt.packed = qt.opts.packed && !qt.opts.log;
+    if (qt.packed && qt.trace_exec_tb) {
+        evsel_enable(sel, QTRACE_EV_TB_TRANS);
+        qt.trace_tb_trans = true;
+    }
+    qt.pack_mem = qt.packed && qt.trace_exec_tb && !qt.system_mode;
 }
 
 /* "PATH: reason" becomes "out=PATH: reason", naming the option. */

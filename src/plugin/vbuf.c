@@ -26,6 +26,7 @@ static void attach(struct vbuf *vb, struct chunk *c)
     }
     c->vcpu = vb->vcpu;
     c->stream = vb->stream;
+    c->flags = vb->flags;
     c->len = 0;
     vb->pos = c->data;
     vb->end = c->data + c->cap;
@@ -44,10 +45,12 @@ static void detach(struct vbuf *vb)
     writer_chunk_put(c);
 }
 
-void vbuf_start(struct vbuf *vb, uint32_t vcpu, uint32_t stream)
+void vbuf_start(struct vbuf *vb, uint32_t vcpu, uint32_t stream,
+                uint16_t flags)
 {
     vb->vcpu = vcpu;
     vb->stream = stream;
+    vb->flags = flags;
     attach(vb, writer_is_stopping() ? NULL : writer_chunk_get());
 }
 

@@ -18,7 +18,8 @@ struct chunk {
     uint32_t stream;            /* stream id, unique per vCPU life */
     uint32_t len;               /* bytes of records */
     uint32_t cap;               /* bytes available in data */
-    uint8_t data[];             /* records, 8-byte aligned */
+    uint16_t flags;             /* payload encoding, chunk header flags */
+    uint8_t data[] __attribute__((aligned(8)));  /* records */
 };
 
 struct vbuf {
@@ -27,10 +28,15 @@ struct vbuf {
     struct chunk *chunk;        /* NULL before start and after stop */
     uint32_t vcpu;
     uint32_t stream;
+    uint16_t flags;             /* encoding of this stream's chunks */
 };
 
-/* Take a first chunk for a new stream; may wait for a free chunk. */
-void vbuf_start(struct vbuf *vb, uint32_t vcpu, uint32_t stream);
+/*
+ * Take a first chunk for a new stream whose chunks are encoded as flags
+ * says (0 raw records, QTRACE_CHUNK_PACKED); may wait for a free chunk.
+ */
+void vbuf_start(struct vbuf *vb, uint32_t vcpu, uint32_t stream,
+                uint16_t flags);
 
 /* Hand the current chunk (even partly filled) to the writer and detach. */
 void vbuf_stop(struct vbuf *vb);

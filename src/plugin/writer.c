@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "qtrace/format.h"
+#include "../format/packed.h"
 #include "sink.h"
 #include "writer.h"
 
@@ -152,6 +153,7 @@ void *writer_trans_reserve(uint32_t size)
         }
         c->vcpu = QTRACE_VCPU_NONE;
         c->stream = 0;
+        c->flags = 0;
         c->len = 0;
         w.trans = c;
     }
@@ -176,11 +178,55 @@ void writer_count_lost(uint32_t records)
                               memory_order_relaxed);
 }
 
+/* Records of a packed chunk: one per packet, a run counts its blocks. */
+static uint64_t count_packets(const uint8_t *p, const uint8_t *end)
+{
+    uint64_t n = 0, v = 0;
+
+    while (p < end) {
+        uint8_t tag = *p++;
+
+        if (tag <= PK_BLOCK_SHORT_MAX) {
+            n += tag + 1u;
+            packed_get_varint(&p, end, &v);
+        } else if (tag == PK_BLOCK || tag == PK_RUN) {
+            packed_get_varint(&p, end, &v);
+            n += v + (tag == PK_BLOCK);
+            if (tag == PK_BLOCK) {
+                packed_get_varint(&p, end, &v);
+            }
+        } else if (tag == PK_MEM) {
+            packed_get_varint(&p, end, &v);
+            packed_get_varint(&p, end, &v);
+            p++;
+            packed_get_varint(&p, end, &v);
+            n++;
+        } else {            /* PK_RECORD: aligned record follows */
+            const struct qtrace_rec *r;
+
+            p = (const uint8_t *)(((uintptr_t)p + 7) & ~(uintptr_t)7);
+            r = (const struct qtrace_rec *)p;
+            if (p + sizeof(*r) > end || r->size < sizeof(*r)) {
+                break;
+            }
+            p += r->size;
+            n++;
+        }
+    }
+    return n;
+}
+
 static void count_records(const struct chunk *c)
 {
     const uint8_t *p = c->data;
     const uint8_t *end = c->data + c->len;
 
+    w.bytes += c->len;
+    w.chunks++;
+    if (c->flags & QTRACE_CHUNK_PACKED) {
+        w.records += count_packets(p, end);
+        return;
+    }
     while (p + sizeof(struct qtrace_rec) <= end) {
         const struct qtrace_rec *r = (const struct qtrace_rec *)p;
 
@@ -190,8 +236,6 @@ static void count_records(const struct chunk *c)
         w.records++;
         p += r->size;
     }
-    w.bytes += c->len;
-    w.chunks++;
 }
 
 static void write_to_sinks(const struct chunk *c)
