@@ -50,6 +50,7 @@ static inline void pack_flush_run(struct pack_state *ps, struct vbuf *vb)
     p = vbuf_reserve(vb, PACKED_BLOCK_MAX);
     *p = PK_RUN;
     pack_commit(vb, packed_put_varint(p + 1, ps->run));
+    vbuf_count(vb, ps->run);
     ps->run = 0;
 }
 
@@ -73,6 +74,7 @@ static inline void pack_block(struct pack_state *ps, struct vbuf *vb,
             p = packed_put_varint(p, ps->run);
         }
         pack_commit(vb, packed_put_varint(p, packed_zigzag(delta)));
+        vbuf_count(vb, ps->run + 1);
         ps->run = 0;
     }
     ps->prev2 = ps->prev;
@@ -96,6 +98,7 @@ static inline void *pack_record(struct pack_state *ps, struct vbuf *vb,
     *p = PK_RECORD;
     memset(p + 1, 0, (size_t)(rec - p - 1));
     pack_commit(vb, rec + size);
+    vbuf_count(vb, 1);
     return rec;
 }
 
@@ -116,6 +119,7 @@ static inline void pack_mem(struct pack_state *ps, struct vbuf *vb,
                                                      ps->last_vaddr)));
     ps->last_vaddr = vaddr;
     pack_commit(vb, p);
+    vbuf_count(vb, 1);
 }
 
 #endif /* QTRACE_PLUGIN_PACK_H */

@@ -65,8 +65,14 @@ static struct {
 static inline void *emit(struct vcpu *vc, uint16_t id, uint32_t size,
                          uint64_t time)
 {
-    struct qtrace_rec *r = vc->pack ? pack_record(vc->pack, &vc->buf, size) :
-                                      vbuf_reserve(&vc->buf, size);
+    struct qtrace_rec *r;
+
+    if (vc->pack) {
+        r = pack_record(vc->pack, &vc->buf, size);
+    } else {
+        r = vbuf_reserve(&vc->buf, size);
+        vbuf_count(&vc->buf, 1);
+    }
 
     r->id = id;
     r->size = (uint16_t)size;
@@ -131,10 +137,19 @@ static void vcpu_insn_exec(unsigned int vcpu_index, void *udata)
     r->idx = in->idx;
 }
 
-/* User mode with exec_tb: the access is relative to the current block. */
-static inline void vcpu_mem_packed(struct vcpu *vc,
-                                   qemu_plugin_meminfo_t info,
-                                   uint64_t vaddr, const struct insn_info *in)
+/*
+ * The packed info byte of a meminfo value. QEMU decodes meminfo only
+ * through four calls; a program uses few distinct values, so their
+ * decoding is cached: one entry holds key << 32 | valid | bits, read and
+ * written whole (a race only recomputes the same value).
+ */
+#define MEMINFO_SLOTS 256u
+#define MEMINFO_VALID 0x100u
+
+static _Atomic uint64_t meminfo_cache[MEMINFO_SLOTS];
+
+static uint8_t __attribute__((noinline))
+decode_meminfo(qemu_plugin_meminfo_t info, _Atomic uint64_t *slot)
 {
     uint8_t bits = (uint8_t)qemu_plugin_mem_size_shift(info);
 
@@ -147,7 +162,31 @@ static inline void vcpu_mem_packed(struct vcpu *vc,
     if (qemu_plugin_mem_is_big_endian(info)) {
         bits |= PACKED_MEM_BIG_ENDIAN;
     }
-    pack_mem(vc->pack, &vc->buf, in->idx, in->pc, bits, vaddr);
+    atomic_store_explicit(slot, (uint64_t)info << 32 | MEMINFO_VALID | bits,
+                          memory_order_relaxed);
+    return bits;
+}
+
+static inline uint8_t meminfo_bits(qemu_plugin_meminfo_t info)
+{
+    _Atomic uint64_t *slot =
+        &meminfo_cache[(info ^ (info >> 8) ^ (info >> 16)) &
+                       (MEMINFO_SLOTS - 1)];
+    uint64_t e = atomic_load_explicit(slot, memory_order_relaxed);
+
+    if ((e >> 32) == info && (e & MEMINFO_VALID)) {
+        return (uint8_t)e;
+    }
+    return decode_meminfo(info, slot);
+}
+
+/* User mode with exec_tb: the access is relative to the current block. */
+static inline void vcpu_mem_packed(struct vcpu *vc,
+                                   qemu_plugin_meminfo_t info,
+                                   uint64_t vaddr, const struct insn_info *in)
+{
+    pack_mem(vc->pack, &vc->buf, in->idx, in->pc, meminfo_bits(info),
+             vaddr);
 }
 
 static void vcpu_mem(unsigned int vcpu_index, qemu_plugin_meminfo_t info,

@@ -40,6 +40,8 @@ static void detach(struct vbuf *vb)
         return;
     }
     c->len = (uint32_t)(vb->pos - c->data);
+    c->n_records = vb->n_records;
+    vb->n_records = 0;
     vb->chunk = NULL;
     vb->pos = vb->end = scratch;
     writer_chunk_put(c);

@@ -19,6 +19,7 @@ struct chunk {
     uint32_t len;               /* bytes of records */
     uint32_t cap;               /* bytes available in data */
     uint16_t flags;             /* payload encoding, chunk header flags */
+    uint32_t n_records;         /* records it holds (a run counts each) */
     uint8_t data[] __attribute__((aligned(8)));  /* records */
 };
 
@@ -29,6 +30,7 @@ struct vbuf {
     uint32_t vcpu;
     uint32_t stream;
     uint16_t flags;             /* encoding of this stream's chunks */
+    uint32_t n_records;         /* records in the current chunk so far */
 };
 
 /*
@@ -58,6 +60,12 @@ static inline void *vbuf_reserve(struct vbuf *vb, uint32_t size)
     }
     vb->pos = p + size;
     return p;
+}
+
+/* Count records as they are added (the writer sums them per chunk). */
+static inline void vbuf_count(struct vbuf *vb, uint32_t n)
+{
+    vb->n_records += n;
 }
 
 #endif /* QTRACE_PLUGIN_VBUF_H */

@@ -13,7 +13,6 @@
 #include <string.h>
 
 #include "qtrace/format.h"
-#include "../format/packed.h"
 #include "sink.h"
 #include "writer.h"
 
@@ -99,6 +98,7 @@ struct chunk *writer_chunk_get(void)
 static void recycle_locked(struct chunk *c)
 {
     c->len = 0;
+    c->n_records = 0;
     c->next = w.free_list;
     w.free_list = c;
     pthread_cond_signal(&w.freed);
@@ -159,6 +159,7 @@ void *writer_trans_reserve(uint32_t size)
     }
     p = c->data + c->len;
     c->len += size;
+    c->n_records++;
     return p;   /* trans_lock stays held until writer_trans_commit */
 }
 
@@ -178,64 +179,11 @@ void writer_count_lost(uint32_t records)
                               memory_order_relaxed);
 }
 
-/* Records of a packed chunk: one per packet, a run counts its blocks. */
-static uint64_t count_packets(const uint8_t *p, const uint8_t *end)
-{
-    uint64_t n = 0, v = 0;
-
-    while (p < end) {
-        uint8_t tag = *p++;
-
-        if (tag <= PK_BLOCK_SHORT_MAX) {
-            n += tag + 1u;
-            packed_get_varint(&p, end, &v);
-        } else if (tag == PK_BLOCK || tag == PK_RUN) {
-            packed_get_varint(&p, end, &v);
-            n += v + (tag == PK_BLOCK);
-            if (tag == PK_BLOCK) {
-                packed_get_varint(&p, end, &v);
-            }
-        } else if (tag == PK_MEM) {
-            packed_get_varint(&p, end, &v);
-            packed_get_varint(&p, end, &v);
-            p++;
-            packed_get_varint(&p, end, &v);
-            n++;
-        } else {            /* PK_RECORD: aligned record follows */
-            const struct qtrace_rec *r;
-
-            p = (const uint8_t *)(((uintptr_t)p + 7) & ~(uintptr_t)7);
-            r = (const struct qtrace_rec *)p;
-            if (p + sizeof(*r) > end || r->size < sizeof(*r)) {
-                break;
-            }
-            p += r->size;
-            n++;
-        }
-    }
-    return n;
-}
-
 static void count_records(const struct chunk *c)
 {
-    const uint8_t *p = c->data;
-    const uint8_t *end = c->data + c->len;
-
+    w.records += c->n_records;
     w.bytes += c->len;
     w.chunks++;
-    if (c->flags & QTRACE_CHUNK_PACKED) {
-        w.records += count_packets(p, end);
-        return;
-    }
-    while (p + sizeof(struct qtrace_rec) <= end) {
-        const struct qtrace_rec *r = (const struct qtrace_rec *)p;
-
-        if (r->size < sizeof(*r)) {
-            break;      /* cannot happen with records we built */
-        }
-        w.records++;
-        p += r->size;
-    }
 }
 
 static void write_to_sinks(const struct chunk *c)
