@@ -506,6 +506,89 @@ int qtrace_reader_next(struct qtrace_reader *rd, struct qtrace_record *rec,
     }
 }
 
+/* Count one packed chunk's packets into counts (see count_chunk). */
+static int count_packed(struct qtrace_reader *rd, uint64_t *counts,
+                        uint64_t *n, struct qtrace_err *err)
+{
+    struct qtrace_record rec = { .ev = NULL };
+    const uint8_t *p = NULL;
+    size_t avail = 0;
+    char why[160];
+    int ret;
+
+    for (;;) {
+        ret = unpack_count(&rd->up, rd->payload, &rd->rec, rd->rec_end,
+                           counts, n, &p, &avail, why, sizeof(why));
+        if (ret == 0) {
+            return 0;
+        }
+        if (ret < 0) {
+            return stop(rd, -EBADMSG, err, "chunk %" PRIu64 " at offset 0x%"
+                        PRIx64 ": packet at offset 0x%" PRIx64 ": %s",
+                        rd->cur_no, rd->cur_off,
+                        (uint64_t)(rd->rec - rd->map), why);
+        }
+        ret = take_record(rd, p, avail, &rec, err);
+        if (ret < 0) {
+            return ret;
+        }
+        counts[rec.ev->id]++;
+        (*n)++;
+        rd->rec = p + ret;
+    }
+}
+
+int qtrace_reader_count_chunk(struct qtrace_reader *rd, uint64_t *counts,
+                              struct qtrace_chunk_count *cc,
+                              struct qtrace_err *err)
+{
+    struct qtrace_record rec = { .ev = NULL };
+    uint64_t n = 0;
+    int ret;
+
+    for (;;) {
+        if (rd->rec < rd->rec_end) {
+            break;
+        }
+        switch (rd->state) {
+        case RD_READING:
+            break;
+        case RD_FAILED:
+            qtrace_err_set(err, "%s", rd->stop_msg);
+            return rd->stop_ret;
+        default:
+            return 0;
+        }
+        ret = enter_chunk(rd, err);
+        if (ret < 0) {
+            return ret;
+        }
+    }
+    cc->vcpu = rd->vcpu;
+    cc->stream = rd->stream;
+    cc->chunk_seq = rd->cur_no;
+    if (rd->packed) {
+        ret = count_packed(rd, counts, &n, err);
+        rd->packed = false;
+    } else {
+        ret = 0;
+        while (rd->rec < rd->rec_end) {
+            ret = take_record(rd, rd->rec, (size_t)(rd->rec_end - rd->rec),
+                              &rec, err);
+            if (ret < 0) {
+                break;
+            }
+            counts[rec.ev->id]++;
+            n++;
+            rd->rec += ret;
+            ret = 0;
+        }
+    }
+    cc->records = n;
+    rd->rec = rd->rec_end;
+    return ret < 0 ? ret : 1;
+}
+
 void qtrace_reader_rewind(struct qtrace_reader *rd)
 {
     unpack_reset(&rd->up);

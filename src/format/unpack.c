@@ -365,3 +365,64 @@ int unpack_next(struct unpacker *u, const uint8_t *base, const uint8_t **pp,
     }
     return ret;
 }
+
+int unpack_count(struct unpacker *u, const uint8_t *base, const uint8_t **pp,
+                 const uint8_t *end, uint64_t *counts, uint64_t *n,
+                 const uint8_t **rec, size_t *avail, char *why,
+                 size_t why_len)
+{
+    const uint8_t *p = *pp;
+    uint64_t blocks = 0, mems = 0, v = 0;
+    int ret = 0;
+
+    while (p < end) {
+        uint8_t tag = *p++;
+
+        if (tag <= PK_BLOCK_SHORT_MAX) {
+            blocks += tag + 1u;
+            ret = packed_get_varint(&p, end, &v);
+        } else if (tag == PK_BLOCK || tag == PK_RUN) {
+            ret = packed_get_varint(&p, end, &v);
+            blocks += v + (tag == PK_BLOCK);
+            if (ret == 0 && tag == PK_BLOCK) {
+                ret = packed_get_varint(&p, end, &v);
+            }
+        } else if (tag == PK_MEM) {
+            ret = packed_get_varint(&p, end, &v);
+            ret |= packed_get_varint(&p, end, &v);
+            if (ret == 0 && p < end) {
+                p++;
+                ret = packed_get_varint(&p, end, &v);
+            } else {
+                ret = -1;
+            }
+            mems++;
+        } else if (tag == PK_RECORD) {
+            *rec = base + (((size_t)(p - base) + 7) & ~(size_t)7);
+            if (*rec > end) {
+                ret = -1;
+                break;
+            }
+            *avail = (size_t)(end - *rec);
+            ret = 2;
+            break;
+        } else {
+            *pp = p - 1;
+            return fail(why, why_len, "unknown packet tag 0x%02x", tag);
+        }
+        if (ret < 0) {
+            break;
+        }
+    }
+    *pp = p;
+    if ((blocks && !u->exec_tb.id) || (mems && !u->mem.id)) {
+        return fail(why, why_len, "packets of an event the catalog lacks");
+    }
+    counts[u->exec_tb.id] += blocks;
+    counts[u->mem.id] += mems;
+    *n += blocks + mems;
+    if (ret == -1) {
+        return fail(why, why_len, "cut packet");
+    }
+    return ret;
+}

@@ -69,4 +69,16 @@ int unpack_next(struct unpacker *u, const uint8_t *base, const uint8_t **pp,
                 const uint8_t *end, const uint8_t **rec, size_t *avail,
                 char *why, size_t why_len);
 
+/*
+ * Count the packets from *pp to end without expanding them: block and
+ * memory packets add to counts[exec_tb id] and counts[mem id]; a record
+ * packet stops the walk with 2 and *rec, *avail as unpack_next (the caller
+ * checks and counts it, then moves *pp past it). Returns 0 at the end,
+ * -1 with why on a malformed packet. *n gets the records counted.
+ */
+int unpack_count(struct unpacker *u, const uint8_t *base, const uint8_t **pp,
+                 const uint8_t *end, uint64_t *counts, uint64_t *n,
+                 const uint8_t **rec, size_t *avail, char *why,
+                 size_t why_len);
+
 #endif /* QTRACE_FORMAT_UNPACK_H */
