@@ -22,6 +22,8 @@ import time
 # name: (plugin options or None for plain QEMU, what it stands for)
 MODES = [
     ("plain", None, "QEMU without a plugin"),
+    ("counts", "events=tb_count;tb_trans",
+     "execution count per block (inline counters)"),
     ("blocks", "events=tb_trans;exec_tb", "ordered block trace"),
     ("blocks+mem", "events=tb_trans;exec_tb;mem_access",
      "block trace and every memory access"),

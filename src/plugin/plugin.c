@@ -55,6 +55,8 @@ static struct {
     bool trace_mem;
     bool trace_vcpu;            /* vcpu_init / vcpu_exit */
     bool keep_disas;            /* the log sink prints QEMU's disassembly */
+    bool trace_tb_count;        /* inline execution counters */
+    bool need_icount;           /* some record carries a time */
     bool packed;                /* vCPU chunks use the packed encoding */
     bool pack_mem;              /* accesses as mem packets (user, exec_tb) */
     atomic_uint next_stream;
@@ -499,9 +501,15 @@ static void vcpu_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
     if (qt.trace_tb_trans) {
         emit_tb_trans(tb, ti);
     }
-    qemu_plugin_register_vcpu_tb_exec_cb(tb, qt.trace_exec_tb ?
-                                         vcpu_tb_exec : vcpu_tb_count,
-                                         QEMU_PLUGIN_CB_NO_REGS, ti);
+    if (qt.trace_tb_count &&
+        qc_count_tb(tb, &ti->count, &ti->counts) < 0) {
+        writer_count_lost(1);
+    }
+    if (qt.need_icount) {
+        qemu_plugin_register_vcpu_tb_exec_cb(tb, qt.trace_exec_tb ?
+                                             vcpu_tb_exec : vcpu_tb_count,
+                                             QEMU_PLUGIN_CB_NO_REGS, ti);
+    }
     instrument_insns(tb, ti);
     if (!qt.keep_disas) {
         /* Only the filters needed the text; the log sink keeps it. */
@@ -509,6 +517,52 @@ static void vcpu_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
             free(ti->insns[i].disas);
             ti->insns[i].disas = NULL;
         }
+    }
+}
+
+/* ---- counters ---- */
+
+/*
+ * One tb_count record per block executed since the last call, in the
+ * translation stream; the counters restart from zero. Runs at exit and
+ * from QEMU's flush callback, when no vCPU runs translated code.
+ */
+static void emit_counts(void)
+{
+    uint32_t id, max = tbtab_max_id();
+
+    for (id = 1; id <= max; id++) {
+        struct tb_info *ti = (struct tb_info *)tbtab_get(id);
+        struct qtrace_ev_tb_count *r;
+        uint64_t n;
+
+        if (!ti) {
+            continue;
+        }
+        n = qc_count_take(&ti->count, ti->counts);
+        if (n == 0) {
+            continue;
+        }
+        r = writer_trans_reserve(sizeof(*r));
+        if (!r) {
+            writer_count_lost(1);
+            continue;
+        }
+        r->hdr.id = QTRACE_EV_TB_COUNT;
+        r->hdr.size = sizeof(*r);
+        r->hdr.reserved = 0;
+        r->hdr.time = 0;
+        r->tb = id;
+        r->count = n;
+        writer_trans_commit();
+    }
+}
+
+static void plugin_flush(qemu_plugin_id_t id)
+{
+    (void)id;
+    if (qt.trace_tb_count) {
+        emit_counts();
     }
 }
 
@@ -522,6 +576,9 @@ static void plugin_exit(qemu_plugin_id_t id, void *udata)
     (void)udata;
     if (atomic_exchange(&qt.exited, true)) {
         return;
+    }
+    if (qt.trace_tb_count) {
+        emit_counts();
     }
     /*
      * Other vCPU threads may still run (a guest exit_group does not wait
@@ -569,6 +626,32 @@ static const char *trace_meta(void)
     return meta;
 }
 
+/*
+ * Whether a block callback must keep the vCPU's instruction count: every
+ * event but these few carries a meaningful time. Without it, counting
+ * mode costs only QEMU's inline additions.
+ */
+static bool needs_icount(const struct evsel *sel)
+{
+    static const unsigned int timeless[] = {
+        QTRACE_EV_TB_COUNT, QTRACE_EV_TB_TRANS, QTRACE_EV_VCPU_INIT,
+        QTRACE_EV_VCPU_EXIT,
+    };
+    unsigned int id, i;
+
+    for (id = 1; id < QTRACE_EV__COUNT; id++) {
+        bool skip = false;
+
+        for (i = 0; i < sizeof(timeless) / sizeof(timeless[0]); i++) {
+            skip |= timeless[i] == id;
+        }
+        if (!skip && evsel_is_enabled(sel, id)) {
+            return true;
+        }
+    }
+    return false;
+}
+
 /* Turn the selection into the flags the callbacks test. */
 static void choose_instrumentation(void)
 {
@@ -586,6 +669,8 @@ static void choose_instrumentation(void)
     qt.trace_mem = evsel_is_enabled(sel, QTRACE_EV_MEM_ACCESS);
     qt.trace_vcpu = evsel_is_enabled(sel, QTRACE_EV_VCPU_INIT) ||
                     evsel_is_enabled(sel, QTRACE_EV_VCPU_EXIT);
+    qt.trace_tb_count = evsel_is_enabled(sel, QTRACE_EV_TB_COUNT);
+    qt.need_icount = needs_icount(sel);
     /*
      * The text log reads raw records on the writer thread. A packed
      * block names its translation only by id: the reader needs the
@@ -650,6 +735,7 @@ static void register_callbacks(qemu_plugin_id_t id)
     if (evsel_is_enabled(sel, QTRACE_EV_SYSCALL_RET)) {
         qemu_plugin_register_vcpu_syscall_ret_cb(id, vcpu_syscall_ret);
     }
+    qemu_plugin_register_flush_cb(id, plugin_flush);
     qemu_plugin_register_atexit_cb(id, plugin_exit, NULL);
 }
 
