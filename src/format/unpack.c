@@ -22,6 +22,7 @@ struct unpack_stream {
     uint64_t block_time;            /* time of the current block */
     uint64_t block_pc;
     uint64_t last_vaddr;
+    bool have_block;                /* block_pc and block_time are set */
     uint32_t slot[PACKED_SLOTS];
 };
 
@@ -92,6 +93,12 @@ int unpack_init(struct unpacker *u, const struct qtrace_catalog *cat)
     memset(u, 0, sizeof(*u));
     find_layout(cat, "exec_tb", tb_fields, 2, &u->exec_tb);
     find_layout(cat, "mem_access", mem_fields, 6, &u->mem);
+    ev = qtrace_catalog_find(cat, "lost");
+    if (ev && find_fields(ev, (const char *const[]){ "block_insns" }, 1,
+                          off)) {
+        u->lost_id = ev->id;
+        u->lost_insns = off[0];
+    }
     ev = qtrace_catalog_find(cat, "tb_trans");
     if (ev && find_fields(ev, trans_fields, 3, off)) {
         u->tb_trans_id = ev->id;
@@ -197,6 +204,20 @@ static int fail(char *why, size_t len, const char *fmt, ...)
     return -1;
 }
 
+/*
+ * After a lost record: the plugin dropped records and restarted its
+ * predictor; the next block comes at the record's time.
+ */
+static void restart_stream(struct unpack_stream *s, uint64_t time,
+                           uint32_t insns)
+{
+    memset(s, 0, sizeof(*s));
+    /* The interrupted block goes on: accesses are relative to pc 0. */
+    s->have_block = true;
+    s->block_time = time;
+    s->icount = time + insns;
+}
+
 /* The block with this id starts now: an exec_tb record in rec_buf. */
 static int make_block(struct unpacker *u, uint32_t id, char *why,
                       size_t why_len)
@@ -218,6 +239,7 @@ static int make_block(struct unpacker *u, uint32_t id, char *why,
     memcpy(r + u->exec_tb.off[1], &(uint32_t){ htole32(id) }, 4);
     s->block_time = s->icount;
     s->block_pc = u->tb_pc[id];
+    s->have_block = true;
     s->icount += u->tb_insns[id];
     s->prev2 = s->prev;
     s->prev = id;
@@ -297,7 +319,7 @@ static int read_mem_packet(struct unpacker *u, const uint8_t **pp,
     if (!u->mem.id) {
         return fail(why, why_len, "memory packet but no mem_access event");
     }
-    if (s->prev == 0) {
+    if (!s->have_block) {
         return fail(why, why_len, "memory packet before any block");
     }
     s->last_vaddr += (uint64_t)packed_unzigzag(delta);
@@ -357,6 +379,11 @@ int unpack_next(struct unpacker *u, const uint8_t *base, const uint8_t **pp,
             return fail(why, why_len, "cut record packet");
         }
         *avail = (size_t)(end - *rec);
+        if (u->lost_id && *avail >= sizeof(struct qtrace_rec) &&
+            load_le(*rec, 2) == u->lost_id) {
+            restart_stream(u->cur, load_le(*rec + 8, 8),
+                           (uint32_t)load_le(*rec + u->lost_insns, 4));
+        }
         return 2;
     }
     if (ret > 0) {

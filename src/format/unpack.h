@@ -28,6 +28,8 @@ struct unpacker {
     struct unpack_layout exec_tb;   /* fields: pc, tb */
     struct unpack_layout mem;       /* pc, vaddr, paddr, size, flags, dev */
     uint16_t tb_trans_id;
+    uint16_t lost_id;               /* a lost record restarts the stream */
+    uint16_t lost_insns;            /* offset of its block_insns */
     uint16_t tb_trans_pc, tb_trans_tb, tb_trans_n;   /* field offsets */
 
     uint64_t *tb_pc;                /* by translation id */

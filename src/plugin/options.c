@@ -128,6 +128,20 @@ static int parse_encoding(struct options *opts, const char *value,
     return 0;
 }
 
+static int parse_lossy(struct options *opts, const char *value,
+                       struct qtrace_err *err)
+{
+    if (strcmp(value, "on") == 0) {
+        opts->lossy = true;
+    } else if (strcmp(value, "off") == 0) {
+        opts->lossy = false;
+    } else {
+        qtrace_err_set(err, "expected on or off");
+        return -EINVAL;
+    }
+    return 0;
+}
+
 static const struct option_desc option_table[] = {
     { "out", parse_out, "FILE       native trace file (default qtrace.qtr)" },
     { "events", parse_events,
@@ -143,6 +157,9 @@ static const struct option_desc option_table[] = {
     { "encoding", parse_encoding,
       "packed|raw  packed: blocks through a predictor, short memory "
       "packets (default); raw: one record per event" },
+    { "lossy", parse_lossy,
+      "on|off     on: when every buffer is full, drop the vCPU's chunk "
+      "and record how many records were lost, instead of waiting" },
     { "chunk", parse_chunk, "SIZE       per-vCPU buffer (default 256k)" },
     { "buffer", parse_buffer,
       "SIZE       all buffers together (default 64M); a full buffer "

@@ -22,6 +22,7 @@ struct options {
     size_t buffer_bytes;        /* buffer=: all buffers together */
     bool events_given;          /* events= appeared */
     bool packed;                /* encoding=packed (default) or raw */
+    bool lossy;                 /* lossy=on: drop chunks, never wait */
 };
 
 /* Defaults; cat must outlive opts. */

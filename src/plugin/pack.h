@@ -39,6 +39,12 @@ static inline void pack_commit(struct vbuf *vb, uint8_t *q)
     }
 }
 
+/*
+ * Every writer below reserves its bytes before it reads the state: with
+ * lossy=on a reservation may drop the chunk and reset the state, and the
+ * packet must then be made from the new state, as the reader will see it.
+ */
+
 /* Write the pending predicted blocks, so that what follows keeps order. */
 static inline void pack_flush_run(struct pack_state *ps, struct vbuf *vb)
 {
@@ -58,15 +64,13 @@ static inline void pack_flush_run(struct pack_state *ps, struct vbuf *vb)
 static inline void pack_block(struct pack_state *ps, struct vbuf *vb,
                               uint32_t id, uint64_t pc)
 {
-    uint32_t *slot = &ps->slot[packed_slot(ps->prev, ps->prev2)];
-
-    if (*slot == id) {
+    if (ps->slot[packed_slot(ps->prev, ps->prev2)] == id) {
         ps->run++;
     } else {
         uint8_t *p = vbuf_reserve(vb, PACKED_BLOCK_MAX);
         int64_t delta = (int64_t)id - (int64_t)ps->prev;
 
-        *slot = id;
+        ps->slot[packed_slot(ps->prev, ps->prev2)] = id;
         if (ps->run <= PK_BLOCK_SHORT_MAX) {
             *p++ = (uint8_t)ps->run;
         } else {

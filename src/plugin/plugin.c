@@ -6,6 +6,7 @@
  * (writer.c) and the sinks do everything else.
  */
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -286,6 +287,27 @@ static void vcpu_syscall_ret(qemu_plugin_id_t id, unsigned int vcpu_index,
 
 /* ---- vCPU life cycle ---- */
 
+/*
+ * lossy=on dropped this vCPU's chunk: the records not yet written go
+ * too, the predictor starts over (the reader resets its own at the lost
+ * record) and the record marks the gap.
+ */
+static void vcpu_dropped(struct vbuf *vb, uint64_t lost)
+{
+    struct vcpu *vc = (struct vcpu *)((char *)vb - offsetof(struct vcpu,
+                                                            buf));
+    struct qtrace_ev_lost *r;
+
+    if (vc->pack) {
+        lost += vc->pack->run;
+        writer_count_lost(vc->pack->run);
+        pack_reset(vc->pack);
+    }
+    r = emit(vc, QTRACE_EV_LOST, sizeof(*r), vc->tb_time);
+    r->records = lost;
+    r->block_insns = (uint32_t)(vc->icount - vc->tb_time);
+}
+
 /* End a stream: pending predicted blocks, then the last chunk. */
 static void stop_stream(struct vcpu *vc)
 {
@@ -322,6 +344,8 @@ static void vcpu_init(qemu_plugin_id_t id, unsigned int vcpu_index)
             pack_reset(vc->pack);
         }
     }
+    vc->buf.lossy = qt.opts.lossy;
+    vc->buf.on_drop = vcpu_dropped;
     vbuf_start(&vc->buf, vcpu_index, atomic_fetch_add(&qt.next_stream, 1),
                vc->pack ? QTRACE_CHUNK_PACKED : 0);
     vc->live = true;

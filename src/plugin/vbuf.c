@@ -61,13 +61,40 @@ void vbuf_stop(struct vbuf *vb)
     detach(vb);
 }
 
+/*
+ * lossy=on and no free chunk: the records of this chunk are given up and
+ * it is reused, instead of waiting for the writer.
+ */
+static void drop_contents(struct vbuf *vb)
+{
+    uint64_t lost = vb->n_records;
+
+    vb->n_records = 0;
+    vb->pos = vb->chunk->data;
+    writer_count_lost(lost);
+    if (vb->on_drop) {
+        vb->on_drop(vb, lost);
+    }
+}
+
 void *vbuf_reserve_slow(struct vbuf *vb, uint32_t size)
 {
     uint8_t *p;
 
-    detach(vb);
-    if (!writer_is_stopping()) {
-        attach(vb, writer_chunk_get());
+    if (vb->lossy && vb->chunk && !writer_is_stopping()) {
+        struct chunk *next = writer_chunk_try_get();
+
+        if (next) {
+            detach(vb);
+            attach(vb, next);
+        } else {
+            drop_contents(vb);
+        }
+    } else {
+        detach(vb);
+        if (!writer_is_stopping()) {
+            attach(vb, writer_chunk_get());
+        }
     }
     if (!vb->chunk || size > vb->chunk->cap) {
         writer_count_lost(1);

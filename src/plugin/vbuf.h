@@ -9,6 +9,7 @@
 #ifndef QTRACE_PLUGIN_VBUF_H
 #define QTRACE_PLUGIN_VBUF_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* A chunk of records of one vCPU stream, owned by one thread at a time. */
@@ -31,6 +32,9 @@ struct vbuf {
     uint32_t stream;
     uint16_t flags;             /* encoding of this stream's chunks */
     uint32_t n_records;         /* records in the current chunk so far */
+    bool lossy;                 /* drop a full chunk rather than wait */
+    /* Called after a drop, with the chunk emptied, to mark the gap. */
+    void (*on_drop)(struct vbuf *vb, uint64_t lost);
 };
 
 /*

@@ -95,6 +95,18 @@ struct chunk *writer_chunk_get(void)
     return c;
 }
 
+struct chunk *writer_chunk_try_get(void)
+{
+    struct chunk *c = NULL;
+
+    pthread_mutex_lock(&w.lock);
+    if (!w.stop_thread && (w.free_list || w.n_alloc < w.max_alloc)) {
+        c = take_free_locked(false);
+    }
+    pthread_mutex_unlock(&w.lock);
+    return c;
+}
+
 static void recycle_locked(struct chunk *c)
 {
     c->len = 0;
