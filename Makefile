@@ -36,5 +36,10 @@ check: build qemu10 $(ASAN_BUILD)/build.ninja
 demo: build
 	scripts/demo.sh $(BUILD)
 
+# Plain QEMU against each qtrace mode on the same guests; see
+# docs/performance.md. ROUNDS=N for more rounds.
+bench: build
+	python3 bench/bench.py $(BUILD) --rounds $(or $(ROUNDS),3)
+
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)

@@ -56,6 +56,27 @@ qtrace_reader_catalog(const struct qtrace_reader *rd);
 int qtrace_reader_next(struct qtrace_reader *rd, struct qtrace_record *rec,
                        struct qtrace_err *err);
 
+/* What qtrace_reader_count_chunk counted in one chunk. */
+struct qtrace_chunk_count {
+    uint32_t vcpu;                  /* vCPU index of the chunk */
+    uint32_t stream;                /* its stream */
+    uint64_t chunk_seq;             /* its number */
+    uint64_t records;               /* records it holds */
+};
+
+/*
+ * Count the records of the next DATA chunk by event id, adding to
+ * counts[id] (QTRACE_MAX_EVENTS entries), without expanding packed
+ * blocks: many times faster than qtrace_reader_next, for summaries.
+ * Structure and checksums are checked as by qtrace_reader_next; the
+ * block predictor is not run. Returns 1 with *cc filled, 0 at the end,
+ * -errno as qtrace_reader_next. Do not mix with qtrace_reader_next
+ * without a rewind in between.
+ */
+int qtrace_reader_count_chunk(struct qtrace_reader *rd, uint64_t *counts,
+                              struct qtrace_chunk_count *cc,
+                              struct qtrace_err *err);
+
 /* Start again from the first DATA chunk. */
 void qtrace_reader_rewind(struct qtrace_reader *rd);
 

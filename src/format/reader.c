@@ -19,7 +19,9 @@
 
 #include "chunk.h"
 #include "etrace.h"
+#include "packed.h"
 #include "qtrace/reader.h"
+#include "unpack.h"
 
 #define CHUNK_HDR_SIZE ((uint32_t)sizeof(struct qtrace_chunk_hdr))
 #define REC_HDR_SIZE ((uint32_t)sizeof(struct qtrace_rec))
@@ -67,8 +69,11 @@ struct qtrace_reader {
     uint64_t released;              /* mapping dropped below this offset */
 
     /* The DATA chunk whose records are being handed out. */
-    const uint8_t *rec;             /* next record */
+    const uint8_t *rec;             /* next record (or packet) */
     const uint8_t *rec_end;         /* end of the chunk's payload */
+    const uint8_t *payload;         /* its start (packet alignment) */
+    bool packed;                    /* payload is a packet stream */
+    struct unpacker up;             /* expands packed chunks */
     uint32_t vcpu;
     uint32_t stream;
     uint64_t cur_no;                /* its chunk index */
@@ -310,11 +315,17 @@ static int enter_chunk(struct qtrace_reader *rd, struct qtrace_err *err)
     release_behind(rd, off);
     switch (hdr.kind) {
     case QTRACE_CHUNK_DATA:
-        if (hdr.flags != 0) {
+        if (hdr.flags & ~QTRACE_CHUNK_PACKED) {
             return stop(rd, -ENOTSUP, err, "chunk %" PRIu64 " at offset 0x%"
                         PRIx64 ": unsupported payload encoding (flags 0x%x)",
                         no, off, hdr.flags);
         }
+        rd->packed = hdr.flags & QTRACE_CHUNK_PACKED;
+        if (rd->packed && unpack_begin(&rd->up, hdr.stream) < 0) {
+            return stop(rd, -ENOMEM, err, "chunk %" PRIu64 ": %s", no,
+                        strerror(ENOMEM));
+        }
+        rd->payload = payload;
         rd->rec = payload;
         rd->rec_end = payload + hdr.len;
         rd->vcpu = hdr.vcpu;
@@ -348,14 +359,13 @@ static uint32_t record_need(const struct ev_info *ei, const uint8_t *p)
 }
 
 /*
- * The record at rd->rec failed a check of take_record: work out which one
- * and stop there. Kept out of line so the hot path stays small.
+ * The record at p failed a check of take_record: work out which one and
+ * stop there. Kept out of line so the hot path stays small.
  */
 static int __attribute__((noinline, cold))
-bad_record(struct qtrace_reader *rd, struct qtrace_err *err)
+bad_record(struct qtrace_reader *rd, const uint8_t *p, size_t left,
+           struct qtrace_err *err)
 {
-    const uint8_t *p = rd->rec;
-    size_t left = (size_t)(rd->rec_end - p);
     uint32_t id = left >= REC_HDR_SIZE ? load16(p) : 0;
     uint32_t size = left >= REC_HDR_SIZE ? load16(p + 2) : 0;
     const struct ev_info *ei = id <= rd->cat.n_events ? &rd->info[id] : NULL;
@@ -387,36 +397,37 @@ bad_record(struct qtrace_reader *rd, struct qtrace_err *err)
 }
 
 /*
- * Check the record at rd->rec (docs/format.md, "Records") and hand it out.
- * Hot path: no allocation, no copy beyond the few header fields, no
- * formatting (bad_record does that).
+ * Check the record at p (left bytes readable; docs/format.md, "Records")
+ * and hand it out; returns its size. Hot path: no allocation, no copy
+ * beyond the few header fields, no formatting (bad_record does that).
  */
-static inline int take_record(struct qtrace_reader *rd,
-                              struct qtrace_record *rec,
+static inline int take_record(struct qtrace_reader *rd, const uint8_t *p,
+                              size_t left, struct qtrace_record *rec,
                               struct qtrace_err *err)
 {
-    const uint8_t *p = rd->rec;
-    size_t left = (size_t)(rd->rec_end - p);
     const struct ev_info *ei;
     uint32_t size;
     uint32_t id;
 
     if (left < REC_HDR_SIZE) {
-        return bad_record(rd, err);
+        return bad_record(rd, p, left, err);
     }
     id = load16(p);
     size = load16(p + 2);
     if (id > rd->cat.n_events) {
-        return bad_record(rd, err);
+        return bad_record(rd, p, left, err);
     }
     /* info[0].fixed_size is above any valid size, so id 0 fails here. */
     ei = &rd->info[id];
     if (size > left || size % QTRACE_REC_ALIGN != 0 ||
         size < ei->fixed_size) {
-        return bad_record(rd, err);
+        return bad_record(rd, p, left, err);
     }
     if (ei->n_var > 0 && record_need(ei, p) > size) {
-        return bad_record(rd, err);
+        return bad_record(rd, p, left, err);
+    }
+    if (id == rd->up.tb_trans_id) {
+        unpack_note_tb(&rd->up, p);
     }
     rec->ev = ei->ev;
     rec->data = p;
@@ -425,8 +436,36 @@ static inline int take_record(struct qtrace_reader *rd,
     rec->stream = rd->stream;
     rec->time = load64(p + 8);
     rec->chunk_seq = rd->cur_no;
-    rd->rec = p + size;
-    return 1;
+    return (int)size;
+}
+
+/* Next record of a packed chunk: 1, 0 when the chunk is done, -errno. */
+static int take_packed(struct qtrace_reader *rd, struct qtrace_record *rec,
+                       struct qtrace_err *err)
+{
+    const uint8_t *p = NULL;
+    size_t avail = 0;
+    char why[160];
+    int ret;
+
+    ret = unpack_next(&rd->up, rd->payload, &rd->rec, rd->rec_end, &p,
+                      &avail, why, sizeof(why));
+    if (ret == 0) {
+        rd->rec = rd->rec_end;
+        rd->packed = false;
+        return 0;
+    }
+    if (ret < 0) {
+        return stop(rd, -EBADMSG, err, "chunk %" PRIu64 " at offset 0x%"
+                    PRIx64 ": packet at offset 0x%" PRIx64 ": %s",
+                    rd->cur_no, rd->cur_off, (uint64_t)(rd->rec - rd->map),
+                    why);
+    }
+    ret = take_record(rd, p, avail, rec, err);
+    if (ret > 0 && p >= rd->payload && p < rd->rec_end) {
+        rd->rec = p + ret;      /* a record carried in the payload */
+    }
+    return ret > 0 ? 1 : ret;
 }
 
 /*
@@ -475,8 +514,23 @@ int qtrace_reader_next(struct qtrace_reader *rd, struct qtrace_record *rec,
         return next_etrace(rd, rec, err);
     }
     for (;;) {
+        /* A packet's blocks may outlive its bytes: check both. */
+        if (rd->packed && (rd->rec < rd->rec_end || rd->up.pending ||
+                           rd->up.miss)) {
+            ret = take_packed(rd, rec, err);
+            if (ret != 0) {
+                return ret;
+            }
+            continue;
+        }
         if (rd->rec < rd->rec_end) {
-            return take_record(rd, rec, err);
+            ret = take_record(rd, rd->rec, (size_t)(rd->rec_end - rd->rec),
+                              rec, err);
+            if (ret < 0) {
+                return ret;
+            }
+            rd->rec += ret;
+            return 1;
         }
         switch (rd->state) {
         case RD_READING:
@@ -494,8 +548,105 @@ int qtrace_reader_next(struct qtrace_reader *rd, struct qtrace_record *rec,
     }
 }
 
+/* Count one packed chunk's packets into counts (see count_chunk). */
+static int count_packed(struct qtrace_reader *rd, uint64_t *counts,
+                        uint64_t *n, struct qtrace_err *err)
+{
+    struct qtrace_record rec = { .ev = NULL };
+    const uint8_t *p = NULL;
+    size_t avail = 0;
+    char why[160];
+    int ret;
+
+    for (;;) {
+        ret = unpack_count(&rd->up, rd->payload, &rd->rec, rd->rec_end,
+                           counts, n, &p, &avail, why, sizeof(why));
+        if (ret == 0) {
+            return 0;
+        }
+        if (ret < 0) {
+            return stop(rd, -EBADMSG, err, "chunk %" PRIu64 " at offset 0x%"
+                        PRIx64 ": packet at offset 0x%" PRIx64 ": %s",
+                        rd->cur_no, rd->cur_off,
+                        (uint64_t)(rd->rec - rd->map), why);
+        }
+        ret = take_record(rd, p, avail, &rec, err);
+        if (ret < 0) {
+            return ret;
+        }
+        counts[rec.ev->id]++;
+        (*n)++;
+        rd->rec = p + ret;
+    }
+}
+
+int qtrace_reader_count_chunk(struct qtrace_reader *rd, uint64_t *counts,
+                              struct qtrace_chunk_count *cc,
+                              struct qtrace_err *err)
+{
+    struct qtrace_record rec = { .ev = NULL };
+    uint64_t n = 0;
+    int ret;
+
+    if (rd->etr) {
+        /* etrace has no chunks: a record at a time. */
+        ret = qtrace_reader_next(rd, &rec, err);
+        if (ret <= 0) {
+            return ret;
+        }
+        counts[rec.ev->id]++;
+        cc->vcpu = rec.vcpu;
+        cc->stream = rec.stream;
+        cc->chunk_seq = rec.chunk_seq;
+        cc->records = 1;
+        return 1;
+    }
+    for (;;) {
+        if (rd->rec < rd->rec_end) {
+            break;
+        }
+        switch (rd->state) {
+        case RD_READING:
+            break;
+        case RD_FAILED:
+            qtrace_err_set(err, "%s", rd->stop_msg);
+            return rd->stop_ret;
+        default:
+            return 0;
+        }
+        ret = enter_chunk(rd, err);
+        if (ret < 0) {
+            return ret;
+        }
+    }
+    cc->vcpu = rd->vcpu;
+    cc->stream = rd->stream;
+    cc->chunk_seq = rd->cur_no;
+    if (rd->packed) {
+        ret = count_packed(rd, counts, &n, err);
+        rd->packed = false;
+    } else {
+        ret = 0;
+        while (rd->rec < rd->rec_end) {
+            ret = take_record(rd, rd->rec, (size_t)(rd->rec_end - rd->rec),
+                              &rec, err);
+            if (ret < 0) {
+                break;
+            }
+            counts[rec.ev->id]++;
+            n++;
+            rd->rec += ret;
+            ret = 0;
+        }
+    }
+    cc->records = n;
+    rd->rec = rd->rec_end;
+    return ret < 0 ? ret : 1;
+}
+
 void qtrace_reader_rewind(struct qtrace_reader *rd)
 {
+    unpack_reset(&rd->up);
     rd->off = rd->first_off;
     rd->chunk_no = 1;
     rd->rec = rd->rec_end = rd->map;
@@ -585,6 +736,9 @@ static int parse_meta(struct qtrace_reader *rd, const uint8_t *text,
         return ret;
     }
     ret = index_events(rd);
+    if (ret == 0) {
+        ret = unpack_init(&rd->up, &rd->cat);
+    }
     if (ret < 0) {
         qtrace_err_set(err, "%s", strerror(-ret));
     }
@@ -751,6 +905,7 @@ void qtrace_reader_close(struct qtrace_reader *rd)
         munmap((void *)rd->map, rd->size);
     }
     etrace_dec_free(rd->etr);
+    unpack_fini(&rd->up);
     qtrace_catalog_fini(&rd->cat);
     free(rd->info);
     kv_fini(&rd->meta);

@@ -90,8 +90,9 @@ static void undo_partial(struct qtrace_writer *w, uint64_t done, int ret)
  * Append one chunk whose payload is the concatenation of pieces[0..n):
  * the header gets the next seq and the CRC of header and payload.
  */
-static int write_chunk(struct qtrace_writer *w, uint16_t kind, uint32_t vcpu,
-                       uint32_t stream, const struct iovec *pieces, int n,
+static int write_chunk(struct qtrace_writer *w, uint16_t kind,
+                       uint16_t flags, uint32_t vcpu, uint32_t stream,
+                       const struct iovec *pieces, int n,
                        struct qtrace_err *err)
 {
     struct qtrace_chunk_hdr hdr;
@@ -118,7 +119,7 @@ static int write_chunk(struct qtrace_writer *w, uint16_t kind, uint32_t vcpu,
     memset(&hdr, 0, sizeof(hdr));
     hdr.magic = htole32(QTRACE_CHUNK_MAGIC);
     hdr.kind = htole16(kind);
-    hdr.flags = 0;
+    hdr.flags = htole16(flags);
     hdr.vcpu = htole32(vcpu);
     hdr.stream = htole32(stream);
     hdr.len = htole32((uint32_t)len);
@@ -202,7 +203,7 @@ int qtrace_writer_open_fd(struct qtrace_writer **out, int fd,
 
     ret = write_file_hdr(w, err);
     if (ret == 0) {
-        ret = write_chunk(w, QTRACE_CHUNK_META, 0, 0, pieces, 3, err);
+        ret = write_chunk(w, QTRACE_CHUNK_META, 0, 0, 0, pieces, 3, err);
     }
     if (ret < 0) {
         writer_free(w);
@@ -233,9 +234,19 @@ int qtrace_writer_chunk(struct qtrace_writer *w, uint16_t kind,
                         const void *payload, uint32_t len,
                         struct qtrace_err *err)
 {
+    return qtrace_writer_chunk_flags(w, kind, 0, vcpu, stream, payload, len,
+                                     err);
+}
+
+int qtrace_writer_chunk_flags(struct qtrace_writer *w, uint16_t kind,
+                              uint16_t flags, uint32_t vcpu, uint32_t stream,
+                              const void *payload, uint32_t len,
+                              struct qtrace_err *err)
+{
     struct iovec piece = { .iov_base = (void *)payload, .iov_len = len };
 
-    return write_chunk(w, kind, vcpu, stream, &piece, len > 0 ? 1 : 0, err);
+    return write_chunk(w, kind, flags, vcpu, stream, &piece, len > 0 ? 1 : 0,
+                       err);
 }
 
 uint64_t qtrace_writer_bytes(const struct qtrace_writer *w)
@@ -255,7 +266,7 @@ int qtrace_writer_close(struct qtrace_writer *w, const char *end,
         struct iovec piece = { .iov_base = (void *)end,
                                .iov_len = strlen(end) };
 
-        ret = write_chunk(w, QTRACE_CHUNK_END, 0, 0, &piece, 1, err);
+        ret = write_chunk(w, QTRACE_CHUNK_END, 0, 0, 0, &piece, 1, err);
     }
     /* close() can report a deferred write error (NFS, quota). */
     if (close(w->fd) < 0 && ret == 0) {

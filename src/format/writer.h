@@ -40,6 +40,12 @@ int qtrace_writer_chunk(struct qtrace_writer *w, uint16_t kind,
                         const void *payload, uint32_t len,
                         struct qtrace_err *err);
 
+/* Same, with the chunk header's flags (payload encoding, format.h). */
+int qtrace_writer_chunk_flags(struct qtrace_writer *w, uint16_t kind,
+                              uint16_t flags, uint32_t vcpu, uint32_t stream,
+                              const void *payload, uint32_t len,
+                              struct qtrace_err *err);
+
 /* Bytes written so far (header included). */
 uint64_t qtrace_writer_bytes(const struct qtrace_writer *w);
 

@@ -14,6 +14,7 @@
 #include "qtrace-events.h"
 #include "../qemu/qemu-compat.h"
 #include "calls.h"
+#include "pack.h"
 #include "calls-decode.h"
 
 #define LAND_SLOTS 1024u            /* return sites remembered per vCPU */
@@ -78,7 +79,7 @@ static void emit_entry(struct calls_vcpu *cv, uint64_t pc, uint64_t from,
     if (!cs.want_entry) {
         return;
     }
-    r = vbuf_reserve(cv->vb, sizeof(*r));
+    r = vbuf_record(cv->vb, sizeof(*r));
     r->hdr.id = QTRACE_EV_FUNC_ENTRY;
     r->hdr.size = sizeof(*r);
     r->hdr.reserved = 0;
@@ -97,7 +98,7 @@ static void emit_exit(struct calls_vcpu *cv, uint64_t pc, uint64_t to,
     if (!cs.want_exit) {
         return;
     }
-    r = vbuf_reserve(cv->vb, sizeof(*r));
+    r = vbuf_record(cv->vb, sizeof(*r));
     r->hdr.id = QTRACE_EV_FUNC_EXIT;
     r->hdr.size = sizeof(*r);
     r->hdr.reserved = 0;

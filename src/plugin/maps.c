@@ -18,6 +18,7 @@
 #include "calls-decode.h"
 #include "elf-load.h"
 #include "maps.h"
+#include "pack.h"
 #include "writer.h"
 
 #define MAPS_MAX_VCPUS 4096
@@ -258,6 +259,6 @@ void maps_syscall_ret(unsigned int vcpu, struct vbuf *vb, uint64_t time,
     }
     len = (uint16_t)strnlen(p->path, PATH_MAX);
     size = qtrace_rec_size(QTRACE_EV_IMAGE_MAP_FIXED, len);
-    fill(vbuf_reserve(vb, size), size, time, start, start + page_up(p->len),
+    fill(vbuf_record(vb, size), size, time, start, start + page_up(p->len),
          p->offset, p->path, len);
 }

@@ -173,6 +173,34 @@ static int parse_etrace_stall(struct options *opts, const char *value,
     return parse_seconds(value, 1, &opts->etrace_stall_s, err);
 }
 
+static int parse_encoding(struct options *opts, const char *value,
+                          struct qtrace_err *err)
+{
+    if (strcmp(value, "packed") == 0) {
+        opts->packed = true;
+    } else if (strcmp(value, "raw") == 0) {
+        opts->packed = false;
+    } else {
+        qtrace_err_set(err, "expected packed or raw");
+        return -EINVAL;
+    }
+    return 0;
+}
+
+static int parse_lossy(struct options *opts, const char *value,
+                       struct qtrace_err *err)
+{
+    if (strcmp(value, "on") == 0) {
+        opts->lossy = true;
+    } else if (strcmp(value, "off") == 0) {
+        opts->lossy = false;
+    } else {
+        qtrace_err_set(err, "expected on or off");
+        return -EINVAL;
+    }
+    return 0;
+}
+
 static const struct option_desc option_table[] = {
     { "out", parse_out, "FILE       native trace file (default qtrace.qtr)" },
     { "events", parse_events,
@@ -187,6 +215,12 @@ static const struct option_desc option_table[] = {
     { "ifilter", parse_ifilter,
       "PREFIX     instructions whose disassembly starts with PREFIX" },
     { "afilter", parse_afilter, "ADDR       the instruction at ADDR" },
+    { "encoding", parse_encoding,
+      "packed|raw  packed: blocks through a predictor, short memory "
+      "packets (default); raw: one record per event" },
+    { "lossy", parse_lossy,
+      "on|off     on: when every buffer is full, drop the vCPU's chunk "
+      "and record how many records were lost, instead of waiting" },
     { "chunk", parse_chunk, "SIZE       per-vCPU buffer (default 256k)" },
     { "buffer", parse_buffer,
       "SIZE       all buffers together (default 64M); a full buffer "
@@ -211,6 +245,7 @@ void options_init(struct options *opts, const struct qtrace_catalog *cat)
     evsel_init(&opts->sel, cat);
     filter_init(&opts->filter);
     opts->chunk_bytes = 256u << 10;
+    opts->packed = true;
     opts->buffer_bytes = 64u << 20;
     opts->etrace_flags = ETRACE_F_EXEC;
     opts->etrace_stall_s = 10;

@@ -28,6 +28,8 @@ struct options {
     bool etrace_stop;           /* etrace-peer-lost=stop */
     int etrace_wait_s;          /* etrace-wait=: 0 = forever */
     int etrace_stall_s;         /* etrace-stall= */
+    bool packed;                /* encoding=packed (default) or raw */
+    bool lossy;                 /* lossy=on: drop chunks, never wait */
 };
 
 /* Defaults; cat must outlive opts. */

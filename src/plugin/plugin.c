@@ -6,6 +6,7 @@
  * (writer.c) and the sinks do everything else.
  */
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,7 @@
 #include "calls.h"
 #include "maps.h"
 #include "options.h"
+#include "pack.h"
 #include "sink.h"
 #include "tbtab.h"
 #include "vbuf.h"
@@ -60,6 +62,10 @@ static struct {
     bool trace_calls;           /* func_entry / func_exit (calls.c) */
     bool trace_maps;            /* image_map (maps.c) */
     bool keep_disas;            /* the log sink prints QEMU's disassembly */
+    bool trace_tb_count;        /* inline execution counters */
+    bool need_icount;           /* some record carries a time */
+    bool packed;                /* vCPU chunks use the packed encoding */
+    bool pack_mem;              /* accesses as mem packets (user, exec_tb) */
     atomic_uint next_stream;
     atomic_bool exited;
     atomic_bool warned_vcpus;
@@ -68,7 +74,7 @@ static struct {
 static inline void *emit(struct vcpu *vc, uint16_t id, uint32_t size,
                          uint64_t time)
 {
-    struct qtrace_rec *r = vbuf_reserve(&vc->buf, size);
+    struct qtrace_rec *r = vbuf_record(&vc->buf, size);
 
     r->id = id;
     r->size = (uint16_t)size;
@@ -109,6 +115,10 @@ static void vcpu_tb_exec(unsigned int vcpu_index, void *udata)
     }
     vc->tb_time = vc->icount;
     vc->icount += tb->n_insns;
+    if (vc->buf.pack) {
+        pack_block(vc->buf.pack, &vc->buf, tb->id, tb->pc);
+        return;
+    }
     r = emit(vc, QTRACE_EV_EXEC_TB, sizeof(*r), vc->tb_time);
     r->pc = tb->pc;
     r->tb = tb->id;
@@ -163,6 +173,58 @@ static void vcpu_insn_exec(unsigned int vcpu_index, void *udata)
     r->idx = in->idx;
 }
 
+/*
+ * The packed info byte of a meminfo value. QEMU decodes meminfo only
+ * through four calls; a program uses few distinct values, so their
+ * decoding is cached: one entry holds key << 32 | valid | bits, read and
+ * written whole (a race only recomputes the same value).
+ */
+#define MEMINFO_SLOTS 256u
+#define MEMINFO_VALID 0x100u
+
+static _Atomic uint64_t meminfo_cache[MEMINFO_SLOTS];
+
+static uint8_t __attribute__((noinline))
+decode_meminfo(qemu_plugin_meminfo_t info, _Atomic uint64_t *slot)
+{
+    uint8_t bits = (uint8_t)qemu_plugin_mem_size_shift(info);
+
+    if (qemu_plugin_mem_is_store(info)) {
+        bits |= PACKED_MEM_STORE;
+    }
+    if (qemu_plugin_mem_is_sign_extended(info)) {
+        bits |= PACKED_MEM_SIGNED;
+    }
+    if (qemu_plugin_mem_is_big_endian(info)) {
+        bits |= PACKED_MEM_BIG_ENDIAN;
+    }
+    atomic_store_explicit(slot, (uint64_t)info << 32 | MEMINFO_VALID | bits,
+                          memory_order_relaxed);
+    return bits;
+}
+
+static inline uint8_t meminfo_bits(qemu_plugin_meminfo_t info)
+{
+    _Atomic uint64_t *slot =
+        &meminfo_cache[(info ^ (info >> 8) ^ (info >> 16)) &
+                       (MEMINFO_SLOTS - 1)];
+    uint64_t e = atomic_load_explicit(slot, memory_order_relaxed);
+
+    if ((e >> 32) == info && (e & MEMINFO_VALID)) {
+        return (uint8_t)e;
+    }
+    return decode_meminfo(info, slot);
+}
+
+/* User mode with exec_tb: the access is relative to the current block. */
+static inline void vcpu_mem_packed(struct vcpu *vc,
+                                   qemu_plugin_meminfo_t info,
+                                   uint64_t vaddr, const struct insn_info *in)
+{
+    pack_mem(vc->buf.pack, &vc->buf, in->idx, in->pc, meminfo_bits(info),
+             vaddr);
+}
+
 static void vcpu_mem(unsigned int vcpu_index, qemu_plugin_meminfo_t info,
                      uint64_t vaddr, void *udata)
 {
@@ -175,6 +237,10 @@ static void vcpu_mem(unsigned int vcpu_index, qemu_plugin_meminfo_t info,
     uint8_t flags = 0;
 
     if (!vc) {
+        return;
+    }
+    if (vc->buf.pack && qt.pack_mem) {
+        vcpu_mem_packed(vc, info, vaddr, in);
         return;
     }
     if (qemu_plugin_mem_is_store(info)) {
@@ -272,6 +338,36 @@ static void vcpu_syscall_ret(qemu_plugin_id_t id, unsigned int vcpu_index,
 
 /* ---- vCPU life cycle ---- */
 
+/*
+ * lossy=on dropped this vCPU's chunk: the records not yet written go
+ * too, the predictor starts over (the reader resets its own at the lost
+ * record) and the record marks the gap.
+ */
+static void vcpu_dropped(struct vbuf *vb, uint64_t lost)
+{
+    struct vcpu *vc = (struct vcpu *)((char *)vb - offsetof(struct vcpu,
+                                                            buf));
+    struct qtrace_ev_lost *r;
+
+    if (vc->buf.pack) {
+        lost += vc->buf.pack->run;
+        writer_count_lost(vc->buf.pack->run);
+        pack_reset(vc->buf.pack);
+    }
+    r = emit(vc, QTRACE_EV_LOST, sizeof(*r), vc->tb_time);
+    r->records = lost;
+    r->block_insns = (uint32_t)(vc->icount - vc->tb_time);
+}
+
+/* End a stream: pending predicted blocks, then the last chunk. */
+static void stop_stream(struct vcpu *vc)
+{
+    if (vc->buf.pack) {
+        pack_flush_run(vc->buf.pack, &vc->buf);
+    }
+    vbuf_stop(&vc->buf);
+}
+
 static void vcpu_init(qemu_plugin_id_t id, unsigned int vcpu_index)
 {
     struct vcpu *vc = vcpu_of(vcpu_index);
@@ -286,11 +382,23 @@ static void vcpu_init(qemu_plugin_id_t id, unsigned int vcpu_index)
         return;
     }
     if (vc->live) {
-        vbuf_stop(&vc->buf);
+        stop_stream(vc);
     }
     vc->icount = 0;
     vc->tb_time = 0;
-    vbuf_start(&vc->buf, vcpu_index, atomic_fetch_add(&qt.next_stream, 1));
+    if (qt.packed) {
+        /* Once per vCPU slot; a new stream starts from a clean state. */
+        if (!vc->buf.pack) {
+            vc->buf.pack = malloc(sizeof(*vc->buf.pack));
+        }
+        if (vc->buf.pack) {
+            pack_reset(vc->buf.pack);
+        }
+    }
+    vc->buf.lossy = qt.opts.lossy;
+    vc->buf.on_drop = vcpu_dropped;
+    vbuf_start(&vc->buf, vcpu_index, atomic_fetch_add(&qt.next_stream, 1),
+               vc->buf.pack ? QTRACE_CHUNK_PACKED : 0);
     vc->live = true;
     if (qt.trace_calls) {
         calls_vcpu_start(vcpu_index, &vc->buf);
@@ -317,7 +425,7 @@ static void vcpu_exit(qemu_plugin_id_t id, unsigned int vcpu_index)
         r = emit(vc, QTRACE_EV_VCPU_EXIT, sizeof(*r), vc->icount);
         r->vcpu = vcpu_index;
     }
-    vbuf_stop(&vc->buf);
+    stop_stream(vc);
     vc->live = false;
 }
 
@@ -492,8 +600,14 @@ static void vcpu_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
     if (qt.trace_tb_trans) {
         emit_tb_trans(tb, ti);
     }
-    qemu_plugin_register_vcpu_tb_exec_cb(tb, pick_tb_cb(),
-                                         QEMU_PLUGIN_CB_NO_REGS, ti);
+    if (qt.trace_tb_count &&
+        qc_count_tb(tb, &ti->count, &ti->counts) < 0) {
+        writer_count_lost(1);
+    }
+    if (qt.need_icount || qt.trace_calls) {
+        qemu_plugin_register_vcpu_tb_exec_cb(tb, pick_tb_cb(),
+                                             QEMU_PLUGIN_CB_NO_REGS, ti);
+    }
     instrument_insns(tb, ti);
     if (!qt.keep_disas) {
         /* Only the filters needed the text; the log sink keeps it. */
@@ -501,6 +615,52 @@ static void vcpu_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
             free(ti->insns[i].disas);
             ti->insns[i].disas = NULL;
         }
+    }
+}
+
+/* ---- counters ---- */
+
+/*
+ * One tb_count record per block executed since the last call, in the
+ * translation stream; the counters restart from zero. Runs at exit and
+ * from QEMU's flush callback, when no vCPU runs translated code.
+ */
+static void emit_counts(void)
+{
+    uint32_t id, max = tbtab_max_id();
+
+    for (id = 1; id <= max; id++) {
+        struct tb_info *ti = (struct tb_info *)tbtab_get(id);
+        struct qtrace_ev_tb_count *r;
+        uint64_t n;
+
+        if (!ti) {
+            continue;
+        }
+        n = qc_count_take(&ti->count, ti->counts);
+        if (n == 0) {
+            continue;
+        }
+        r = writer_trans_reserve(sizeof(*r));
+        if (!r) {
+            writer_count_lost(1);
+            continue;
+        }
+        r->hdr.id = QTRACE_EV_TB_COUNT;
+        r->hdr.size = sizeof(*r);
+        r->hdr.reserved = 0;
+        r->hdr.time = 0;
+        r->tb = id;
+        r->count = n;
+        writer_trans_commit();
+    }
+}
+
+static void plugin_flush(qemu_plugin_id_t id)
+{
+    (void)id;
+    if (qt.trace_tb_count) {
+        emit_counts();
     }
 }
 
@@ -515,13 +675,16 @@ static void plugin_exit(qemu_plugin_id_t id, void *udata)
     if (atomic_exchange(&qt.exited, true)) {
         return;
     }
+    if (qt.trace_tb_count) {
+        emit_counts();
+    }
     /*
      * Other vCPU threads may still run (a guest exit_group does not wait
      * for them); what they record from now on is counted as lost.
      */
     for (i = 0; i < MAX_VCPUS; i++) {
         if (vcpus[i].live) {
-            vbuf_stop(&vcpus[i].buf);
+            stop_stream(&vcpus[i]);
         }
     }
     if (qt.trace_calls) {
@@ -592,6 +755,32 @@ static void choose_etrace_events(struct evsel *sel, uint32_t flags)
     }
 }
 
+/*
+ * Whether a block callback must keep the vCPU's instruction count: every
+ * event but these few carries a meaningful time. Without it, counting
+ * mode costs only QEMU's inline additions.
+ */
+static bool needs_icount(const struct evsel *sel)
+{
+    static const unsigned int timeless[] = {
+        QTRACE_EV_TB_COUNT, QTRACE_EV_TB_TRANS, QTRACE_EV_VCPU_INIT,
+        QTRACE_EV_VCPU_EXIT,
+    };
+    unsigned int id, i;
+
+    for (id = 1; id < QTRACE_EV__COUNT; id++) {
+        bool skip = false;
+
+        for (i = 0; i < sizeof(timeless) / sizeof(timeless[0]); i++) {
+            skip |= timeless[i] == id;
+        }
+        if (!skip && evsel_is_enabled(sel, id)) {
+            return true;
+        }
+    }
+    return false;
+}
+
 /* Turn the selection into the flags the callbacks test. */
 static void choose_instrumentation(void)
 {
@@ -632,6 +821,20 @@ static void choose_instrumentation(void)
     qt.trace_maps = !qt.system_mode &&
                     evsel_is_enabled(sel, QTRACE_EV_IMAGE_MAP) &&
                     maps_setup(qt.target);
+    qt.trace_tb_count = evsel_is_enabled(sel, QTRACE_EV_TB_COUNT);
+    qt.need_icount = needs_icount(sel);
+    /*
+     * The log, etrace and uftrace sinks read raw records on the writer
+     * thread. A packed block names its translation only by id: the
+     * reader needs the tb_trans records to expand it, so they come along.
+     */
+    qt.packed = qt.opts.packed && !qt.opts.log && !qt.opts.etrace &&
+                !qt.opts.uftrace;
+    if (qt.packed && qt.trace_exec_tb) {
+        evsel_enable(sel, QTRACE_EV_TB_TRANS);
+        qt.trace_tb_trans = true;
+    }
+    qt.pack_mem = qt.packed && qt.trace_exec_tb && !qt.system_mode;
 }
 
 /* "PATH: reason" becomes "out=PATH: reason", naming the option. */
@@ -709,6 +912,7 @@ static void register_callbacks(qemu_plugin_id_t id)
     if (qt.trace_syscall_ret || hooks) {
         qemu_plugin_register_vcpu_syscall_ret_cb(id, vcpu_syscall_ret);
     }
+    qemu_plugin_register_flush_cb(id, plugin_flush);
     qemu_plugin_register_atexit_cb(id, plugin_exit, NULL);
 }
 

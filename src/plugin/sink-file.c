@@ -50,8 +50,9 @@ static int file_chunk(struct sink *s, const struct chunk *c)
     if (ret < 0) {
         return ret;
     }
-    ret = qtrace_writer_chunk(f->w, QTRACE_CHUNK_DATA, c->vcpu, c->stream,
-                              c->data, c->len, &err);
+    ret = qtrace_writer_chunk_flags(f->w, QTRACE_CHUNK_DATA, c->flags,
+                                    c->vcpu, c->stream, c->data, c->len,
+                                    &err);
     if (ret < 0) {
         sink_fail(s, err.msg);
     }

@@ -66,3 +66,13 @@ const struct tb_info *tbtab_get(uint32_t id)
     }
     return __atomic_load_n(&page[id & (PAGE_IDS - 1)], __ATOMIC_ACQUIRE);
 }
+
+uint32_t tbtab_max_id(void)
+{
+    uint32_t n;
+
+    pthread_mutex_lock(&grow_lock);
+    n = next_id - 1;
+    pthread_mutex_unlock(&grow_lock);
+    return n;
+}

@@ -10,6 +10,8 @@
 
 #include <stdint.h>
 
+struct qemu_plugin_scoreboard;
+
 struct tb_info;
 
 struct insn_info {
@@ -32,6 +34,8 @@ struct tb_info {
     uint32_t n_insns;
     uint32_t size;              /* code bytes */
     uint32_t flags;             /* TB_F_*, set at translation */
+    uint64_t count;             /* executions, QEMU 7.2 inline counter */
+    struct qemu_plugin_scoreboard *counts;  /* same, QEMU 9.0+ */
     struct insn_info insns[];
 };
 
@@ -47,5 +51,8 @@ struct tb_info *tbtab_new(uint32_t n_insns);
  * ids found in a chunk it was handed (the chunk hand-off orders it).
  */
 const struct tb_info *tbtab_get(uint32_t id);
+
+/* Highest id handed out so far (0 when none). */
+uint32_t tbtab_max_id(void);
 
 #endif /* QTRACE_PLUGIN_TBTAB_H */

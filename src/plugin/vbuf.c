@@ -26,6 +26,7 @@ static void attach(struct vbuf *vb, struct chunk *c)
     }
     c->vcpu = vb->vcpu;
     c->stream = vb->stream;
+    c->flags = vb->flags;
     c->len = 0;
     vb->pos = c->data;
     vb->end = c->data + c->cap;
@@ -39,15 +40,19 @@ static void detach(struct vbuf *vb)
         return;
     }
     c->len = (uint32_t)(vb->pos - c->data);
+    c->n_records = vb->n_records;
+    vb->n_records = 0;
     vb->chunk = NULL;
     vb->pos = vb->end = scratch;
     writer_chunk_put(c);
 }
 
-void vbuf_start(struct vbuf *vb, uint32_t vcpu, uint32_t stream)
+void vbuf_start(struct vbuf *vb, uint32_t vcpu, uint32_t stream,
+                uint16_t flags)
 {
     vb->vcpu = vcpu;
     vb->stream = stream;
+    vb->flags = flags;
     attach(vb, writer_is_stopping() ? NULL : writer_chunk_get());
 }
 
@@ -56,13 +61,40 @@ void vbuf_stop(struct vbuf *vb)
     detach(vb);
 }
 
+/*
+ * lossy=on and no free chunk: the records of this chunk are given up and
+ * it is reused, instead of waiting for the writer.
+ */
+static void drop_contents(struct vbuf *vb)
+{
+    uint64_t lost = vb->n_records;
+
+    vb->n_records = 0;
+    vb->pos = vb->chunk->data;
+    writer_count_lost(lost);
+    if (vb->on_drop) {
+        vb->on_drop(vb, lost);
+    }
+}
+
 void *vbuf_reserve_slow(struct vbuf *vb, uint32_t size)
 {
     uint8_t *p;
 
-    detach(vb);
-    if (!writer_is_stopping()) {
-        attach(vb, writer_chunk_get());
+    if (vb->lossy && vb->chunk && !writer_is_stopping()) {
+        struct chunk *next = writer_chunk_try_get();
+
+        if (next) {
+            detach(vb);
+            attach(vb, next);
+        } else {
+            drop_contents(vb);
+        }
+    } else {
+        detach(vb);
+        if (!writer_is_stopping()) {
+            attach(vb, writer_chunk_get());
+        }
     }
     if (!vb->chunk || size > vb->chunk->cap) {
         writer_count_lost(1);

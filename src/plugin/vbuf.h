@@ -9,6 +9,7 @@
 #ifndef QTRACE_PLUGIN_VBUF_H
 #define QTRACE_PLUGIN_VBUF_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* A chunk of records of one vCPU stream, owned by one thread at a time. */
@@ -18,8 +19,12 @@ struct chunk {
     uint32_t stream;            /* stream id, unique per vCPU life */
     uint32_t len;               /* bytes of records */
     uint32_t cap;               /* bytes available in data */
-    uint8_t data[];             /* records, 8-byte aligned */
+    uint16_t flags;             /* payload encoding, chunk header flags */
+    uint32_t n_records;         /* records it holds (a run counts each) */
+    uint8_t data[] __attribute__((aligned(8)));  /* records */
 };
+
+struct pack_state;
 
 struct vbuf {
     uint8_t *pos;               /* next free byte in chunk->data */
@@ -27,10 +32,20 @@ struct vbuf {
     struct chunk *chunk;        /* NULL before start and after stop */
     uint32_t vcpu;
     uint32_t stream;
+    uint16_t flags;             /* encoding of this stream's chunks */
+    uint32_t n_records;         /* records in the current chunk so far */
+    struct pack_state *pack;    /* packed encoding (pack.h), NULL: raw */
+    bool lossy;                 /* drop a full chunk rather than wait */
+    /* Called after a drop, with the chunk emptied, to mark the gap. */
+    void (*on_drop)(struct vbuf *vb, uint64_t lost);
 };
 
-/* Take a first chunk for a new stream; may wait for a free chunk. */
-void vbuf_start(struct vbuf *vb, uint32_t vcpu, uint32_t stream);
+/*
+ * Take a first chunk for a new stream whose chunks are encoded as flags
+ * says (0 raw records, QTRACE_CHUNK_PACKED); may wait for a free chunk.
+ */
+void vbuf_start(struct vbuf *vb, uint32_t vcpu, uint32_t stream,
+                uint16_t flags);
 
 /* Hand the current chunk (even partly filled) to the writer and detach. */
 void vbuf_stop(struct vbuf *vb);
@@ -52,6 +67,12 @@ static inline void *vbuf_reserve(struct vbuf *vb, uint32_t size)
     }
     vb->pos = p + size;
     return p;
+}
+
+/* Count records as they are added (the writer sums them per chunk). */
+static inline void vbuf_count(struct vbuf *vb, uint32_t n)
+{
+    vb->n_records += n;
 }
 
 #endif /* QTRACE_PLUGIN_VBUF_H */

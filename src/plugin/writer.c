@@ -96,9 +96,22 @@ struct chunk *writer_chunk_get(void)
     return c;
 }
 
+struct chunk *writer_chunk_try_get(void)
+{
+    struct chunk *c = NULL;
+
+    pthread_mutex_lock(&w.lock);
+    if (!w.stop_thread && (w.free_list || w.n_alloc < w.max_alloc)) {
+        c = take_free_locked(false);
+    }
+    pthread_mutex_unlock(&w.lock);
+    return c;
+}
+
 static void recycle_locked(struct chunk *c)
 {
     c->len = 0;
+    c->n_records = 0;
     c->next = w.free_list;
     w.free_list = c;
     pthread_cond_signal(&w.freed);
@@ -153,11 +166,13 @@ void *writer_trans_reserve(uint32_t size)
         }
         c->vcpu = QTRACE_VCPU_NONE;
         c->stream = 0;
+        c->flags = 0;
         c->len = 0;
         w.trans = c;
     }
     p = c->data + c->len;
     c->len += size;
+    c->n_records++;
     return p;   /* trans_lock stays held until writer_trans_commit */
 }
 
@@ -179,18 +194,7 @@ void writer_count_lost(uint32_t records)
 
 static void count_records(const struct chunk *c)
 {
-    const uint8_t *p = c->data;
-    const uint8_t *end = c->data + c->len;
-
-    while (p + sizeof(struct qtrace_rec) <= end) {
-        const struct qtrace_rec *r = (const struct qtrace_rec *)p;
-
-        if (r->size < sizeof(*r)) {
-            break;      /* cannot happen with records we built */
-        }
-        w.records++;
-        p += r->size;
-    }
+    w.records += c->n_records;
     w.bytes += c->len;
     w.chunks++;
 }

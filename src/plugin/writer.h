@@ -29,6 +29,9 @@ int writer_start(const struct writer_cfg *cfg, struct sink **sinks,
 /* A free chunk; waits while the pool is exhausted. NULL once stopped. */
 struct chunk *writer_chunk_get(void);
 
+/* A free chunk if one can be had without waiting, else NULL. */
+struct chunk *writer_chunk_try_get(void);
+
 /* Queue a chunk for the sinks (an empty one is just recycled). */
 void writer_chunk_put(struct chunk *c);
 

@@ -79,6 +79,51 @@ size_t qc_insn_bytes(const struct qemu_plugin_insn *insn, void *dest,
     }
 }
 
+int qc_count_tb(struct qemu_plugin_tb *tb, uint64_t *count,
+                struct qemu_plugin_scoreboard **sb)
+{
+    /* 9.0 removed the raw form: a scoreboard per block instead. */
+    if (api_in_use >= 2 && qemu_plugin_scoreboard_new &&
+        qemu_plugin_register_vcpu_tb_exec_inline_per_vcpu) {
+        qemu_plugin_u64 entry;
+
+        *sb = qemu_plugin_scoreboard_new(sizeof(uint64_t));
+        if (!*sb) {
+            return -1;
+        }
+        entry.score = *sb;
+        entry.offset = 0;
+        qemu_plugin_register_vcpu_tb_exec_inline_per_vcpu(
+            tb, QEMU_PLUGIN_INLINE_ADD_U64, entry, 1);
+        return 0;
+    }
+    if (qemu_plugin_register_vcpu_tb_exec_inline) {
+        qemu_plugin_register_vcpu_tb_exec_inline(
+            tb, QEMU_PLUGIN_INLINE_ADD_U64, count, 1);
+        return 0;
+    }
+    return -1;
+}
+
+uint64_t qc_count_take(uint64_t *count, struct qemu_plugin_scoreboard *sb)
+{
+    uint64_t total;
+
+    if (sb) {
+        qemu_plugin_u64 entry = { sb, 0 };
+        int i, n = qemu_plugin_num_vcpus();
+
+        total = qemu_plugin_u64_sum(entry);
+        for (i = 0; i < n; i++) {
+            qemu_plugin_u64_set(entry, (unsigned int)i, 0);
+        }
+        return total;
+    }
+    total = *count;
+    *count = 0;
+    return total;
+}
+
 /*
  * The plugin API has no version query, so ask the binary itself, once, at
  * install time: "<qemu> --version" prints "QEMU emulator version X"

@@ -32,6 +32,17 @@ int qc_api(void);
 size_t qc_insn_bytes(const struct qemu_plugin_insn *insn, void *dest,
                      size_t len);
 
+/*
+ * Count the executions of tb with an inline add (no callback) into *count
+ * on API 1 (raw pointer, shared by vCPUs) or into a per-vCPU scoreboard
+ * on API 2+ (*sb receives it). Returns 0, or -1 when QEMU offers neither.
+ */
+int qc_count_tb(struct qemu_plugin_tb *tb, uint64_t *count,
+                struct qemu_plugin_scoreboard **sb);
+
+/* The total of a counter set up by qc_count_tb, then zero it. */
+uint64_t qc_count_take(uint64_t *count, struct qemu_plugin_scoreboard *sb);
+
 /* The QEMU version string of the running binary ("7.2.22 (Debian ...)"). */
 const char *qc_qemu_version(void);
 

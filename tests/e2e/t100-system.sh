@@ -177,6 +177,32 @@ check_smp2() {
     rm -f "$T"
 }
 
+# check_counts TAG: counting mode (inline counters: a raw pointer on 7.2,
+# scoreboards on 9.0+): tb_count records at exit, the reset vector's block
+# counted once per run of it, and the hottest BIOS loop many times.
+check_counts() {
+    T="$WORK/$1.qtr"
+    EVENTS_SAVED=$EVENTS
+    EVENTS='tb_count;tb_trans'
+    boot "$1" "$T" || { EVENTS=$EVENTS_SAVED; return; }
+    EVENTS=$EVENTS_SAVED
+    "$QTRACE" dump -e 'tb_trans,tb_count' "$T" 2> /dev/null > "$WORK/$1.txt"
+    reset_count=$(awk -v pc="$RESET_VECTOR" '
+        $3 == "tb_trans" && $5 == pc { tb[$7] = 1 }
+        $3 == "tb_count" && ($5 in tb) { n += $7 }
+        END { print n + 0 }' "$WORK/$1.txt")
+    check_eq "$1: executions of the reset vector block" 1 "$reset_count"
+    hot=$(awk '$3 == "tb_count" && $7 > m { m = $7 } END { print m + 0 }' \
+          "$WORK/$1.txt")
+    if [ "$hot" -ge 1000 ]; then
+        pass "$1: hottest block counted $hot times"
+    else
+        fail "$1: hottest block counted only $hot times"
+    fi
+    check_eq "$1: no exec_tb in counting mode" 0 "$(info_count "$T" exec_tb)"
+    rm -f "$T"
+}
+
 # check_bad_option TAG: an unknown option fails the load with one line of
 # ours (QEMU adds its own "Could not load plugin" line).
 check_bad_option() {
@@ -198,6 +224,7 @@ check_part() {
     echo "== $1: $QEMU_BIN ($version)"
     check_one "$1" "$2" "$version"
     check_smp2 "$1-smp2"
+    check_counts "$1-counts"
     check_bad_option "$1-bogus"
 }
 

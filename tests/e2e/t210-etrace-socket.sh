@@ -83,9 +83,11 @@ fi
 check_eq "listening: socket removed once connected" no \
     "$(test -e "$SOCK" && echo yes || echo no)"
 
-# The native trace of the big guest without etrace, to compare with.
+# The native trace of the big guest without etrace, to compare with; raw
+# records, as with etrace= (whose sink reads records on the writer thread).
 EVENTS='tb_trans,exec_tb,mem_access,vcpu_*,syscall*'
-"$QTRACE" record -e "$EVENTS" -o "$WORK/big.qtr" -- "$BIG" > /dev/null
+"$QTRACE" record -e "$EVENTS" -O encoding=raw -o "$WORK/big.qtr" -- "$BIG" \
+    > /dev/null
 "$QTRACE" info "$WORK/big.qtr" | sed -n '/^events:/,$p' > "$WORK/big.counts"
 
 # lost_peer NAME WANT_STATUS MESSAGE PEER_ARGS -- PLUGIN_OPTS: the big

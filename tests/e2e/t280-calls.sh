@@ -169,7 +169,7 @@ while read -r s e p; do
 done < "$WORK/maps"
 check_eq "image_map holding the entry point" "$real" "$found"
 check_eq "first block executed" "$(printf '0x%x' "$((entry))")" \
-    "$(awk '$3 == "exec_tb" { print $5; exit }' "$WORK/dump")"
+    "$(awk '$1 == 0 && $3 == "exec_tb" { print $5; exit }' "$WORK/dump")"
 
 # "calls-ARCH deep": deep(5), then deep(1500) from main, deeper than the
 # 1024 frames of the shadow stack. Frames past 1024 are counted in the END

@@ -54,7 +54,7 @@ i_entry=$(readelf -hW "$interp" | awk '/Entry point/ { print $NF }')
 
 check_eq "first block: the interpreter's entry" \
     "$(hex "$i_bias + $i_entry")" \
-    "$(awk '$3 == "exec_tb" { print $5; exit }' "$WORK/dump")"
+    "$(awk '$1 == 0 && $3 == "exec_tb" { print $5; exit }' "$WORK/dump")"
 
 # _start runs once, at the program's entry point moved by its bias.
 check_eq "blocks at the program's entry point" 1 \

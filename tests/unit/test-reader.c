@@ -633,8 +633,8 @@ static void test_reader_chunk_rules_enforced(void **state)
     (void)state;
     memcpy(orig, buf, size);
     chunk_offsets(buf, size, offs, 16);
-    v = 1;
-    patch_chunk(buf, offs[2], 6, &v, 2);    /* DATA flags: compressed */
+    v = 0x8000;
+    patch_chunk(buf, offs[2], 6, &v, 2);    /* DATA flags: unknown bit */
     assert_int_equal(read_modified(buf, size, &ex, &n, &err), -ENOTSUP);
     assert_int_equal(n, records_before(&ex, offs[2]));
     assert_non_null(strstr(err.msg, "unsupported payload encoding"));

@@ -1,0 +1,249 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""qtrace benchmarks: plain QEMU against each qtrace mode, same guest, same run.
+
+For every workload and mode the guest runs under qemu-x86_64, alternating
+modes inside each round so that machine noise hits all of them alike; the
+median of the rounds is compared with the median of plain QEMU. Prints a
+table: time ratio to plain QEMU, trace bytes per executed block and per
+memory access, records per second, peak memory. Then times the reader on
+the biggest trace. Usage: bench.py BUILD_DIR [--rounds N] [--quick]
+"""
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+# name: (plugin options or None for plain QEMU, what it stands for)
+MODES = [
+    ("plain", None, "QEMU without a plugin"),
+    ("counts", "events=tb_count;tb_trans",
+     "execution count per block (inline counters)"),
+    ("blocks", "events=tb_trans;exec_tb", "ordered block trace"),
+    ("blocks+mem", "events=tb_trans;exec_tb;mem_access",
+     "block trace and every memory access"),
+    ("calls", "events=func_*;image_map", "function calls and returns"),
+    ("insns+mem", "events=tb_trans;exec_insn;mem_access",
+     "every instruction and access (execlog's information)"),
+    ("text-log", "log={dir}/exec.log,events=-tb_trans",
+     "execlog-style text log of every instruction"),
+]
+
+
+def workloads(build, work):
+    """(name, argv) of each workload; argv[0] is run under qemu-x86_64."""
+    bench = os.path.join(build, "bench")
+    xz_input = os.path.join(work, "xz-input")
+    with open(xz_input, "w") as f:
+        for i in range(1, 50001):
+            f.write(f"{i}\n")
+    items = [
+        ("short-blocks", [os.path.join(bench, "work-blocks"), "5000000"]),
+        ("memory", [os.path.join(bench, "work-mem"), "8"]),
+        ("calls", [os.path.join(bench, "work-calls"), "30"]),
+    ]
+    xz = shutil.which("xz")
+    if xz:
+        items.append(("xz -1 (290 kB)", [xz, "-T1", "-1", "-c", xz_input]))
+    return items
+
+
+def run_once(argv, plugin, opts, trace):
+    """Run argv under qemu-x86_64; returns (seconds, peak RSS in KiB)."""
+    cmd = ["qemu-x86_64"]
+    if opts is not None and "log=" in opts:
+        cmd += ["-plugin", f"{plugin},{opts}"]      # the text log alone
+    elif opts is not None:
+        cmd += ["-plugin", f"{plugin},out={trace},{opts}"]
+    cmd += argv
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
+    elapsed = time.perf_counter() - start
+    err = proc.stderr.read().decode(errors="replace")
+    proc.stderr.close()
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise RuntimeError(f"{' '.join(cmd)}: status "
+                           f"{os.waitstatus_to_exitcode(status)}: {err}")
+    return elapsed, usage.ru_maxrss
+
+
+def info_counts(qtrace, trace):
+    """Event counts and totals from `qtrace info`."""
+    out = subprocess.run([qtrace, "info", trace], capture_output=True,
+                         text=True, check=True).stdout
+    counts = {}
+    in_events = False
+    for line in out.splitlines():
+        if line == "events:":
+            in_events = True
+        elif in_events and line.startswith("  "):
+            name, value = line.split()
+            counts[name] = int(value)
+        elif line.startswith("total:"):
+            counts["total"] = int(line.split()[1])
+    return counts
+
+
+def mode_supported(plugin, opts, work):
+    """False when the plugin refuses the options (an event it lacks)."""
+    trace = os.path.join(work, "probe.qtr")
+    proc = subprocess.run(["qemu-x86_64", "-plugin",
+                           f"{plugin},out={trace},{opts}", "/bin/true"],
+                          capture_output=True)
+    return proc.returncode == 0
+
+
+def trace_stats(args, mode, trace, log):
+    """Size and counts of the output a mode left; then delete it."""
+    stats = {}
+    if os.path.exists(trace):
+        stats["bytes"] = os.path.getsize(trace)
+        counts = info_counts(args.qtrace, trace)
+        stats["records"] = counts.get("total", 0)
+        stats["blocks"] = counts.get("exec_tb", 0)
+        stats["mems"] = counts.get("mem_access", 0)
+    if mode == "text-log" and os.path.exists(log):
+        stats["bytes"] = os.path.getsize(log)
+        os.unlink(log)
+    return stats
+
+
+def bench_workload(args, name, argv, modes, work, keep):
+    """Rows of the table for one workload; keeps its blocks+mem trace
+    at the path keep (for the reader benchmark)."""
+    times = {m[0]: [] for m in modes}
+    rss = {m[0]: 0 for m in modes}
+    stats = {}
+    log = os.path.join(work, "exec.log")
+    for rnd in range(args.rounds):
+        for mode, opts, _ in modes:
+            trace = os.path.join(work, f"{mode}.qtr")
+            if opts is not None:
+                opts = opts.format(dir=work)
+            sec, peak = run_once(argv, args.plugin, opts, trace)
+            times[mode].append(sec)
+            rss[mode] = max(rss[mode], peak)
+            if rnd == args.rounds - 1:
+                stats[mode] = trace_stats(args, mode, trace, log)
+                if mode == "blocks+mem" and os.path.exists(trace):
+                    os.replace(trace, keep)
+            for leftover in (trace, log):
+                if os.path.exists(leftover):
+                    os.unlink(leftover)
+    rows = []
+    plain = statistics.median(times["plain"])
+    for mode, opts, _ in modes:
+        t = statistics.median(times[mode])
+        st = stats.get(mode, {})
+        row = {"workload": name, "mode": mode, "seconds": t,
+               "ratio": t / plain, "rss": rss[mode],
+               "bytes": st.get("bytes")}
+        if st.get("records"):
+            row["rec_per_s"] = st["records"] / t
+        if st.get("blocks") and mode != "text-log":
+            row["b_per_block"] = st["bytes"] / st["blocks"]
+        rows.append(row)
+    # Bytes per access: what adding mem_access costs over blocks alone.
+    tb, tbm = stats.get("blocks"), stats.get("blocks+mem")
+    if tb and tbm and tbm.get("mems"):
+        for row in rows:
+            if row["mode"] == "blocks+mem":
+                row["b_per_mem"] = (tbm["bytes"] - tb["bytes"]) / tbm["mems"]
+    return rows
+
+
+def fmt(value, spec):
+    return "" if value is None else format(value, spec)
+
+
+def print_table(rows):
+    print("| workload | mode | time (s) | x plain | trace MB | B/block "
+          "| B/access | Mrec/s | peak MB |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
+    for r in rows:
+        mb = r.get("bytes")
+        print(f"| {r['workload']} | {r['mode']} | {r['seconds']:.2f} "
+              f"| {r['ratio']:.2f} | {fmt(mb and mb / 1e6, '.1f')} "
+              f"| {fmt(r.get('b_per_block'), '.1f')} "
+              f"| {fmt(r.get('b_per_mem'), '.1f')} "
+              f"| {fmt(r.get('rec_per_s') and r['rec_per_s'] / 1e6, '.1f')} "
+              f"| {r['rss'] / 1024:.0f} |")
+
+
+def bench_reader(args, trace):
+    """Time the reader commands on one trace: records per second."""
+    records = info_counts(args.qtrace, trace).get("total", 0)
+    print()
+    print(f"Reader on {os.path.getsize(trace) / 1e6:.0f} MB, "
+          f"{records / 1e6:.1f} M records (median of {args.rounds}):")
+    print()
+    print("| command | time (s) | M records/s |")
+    print("|---|---:|---:|")
+    commands = [
+        ("qtrace info", [args.qtrace, "info", trace]),
+        ("qtrace dump > /dev/null", [args.qtrace, "dump", trace]),
+    ]
+    for label, cmd in commands:
+        secs = []
+        for _ in range(args.rounds):
+            start = time.perf_counter()
+            subprocess.run(cmd, stdout=subprocess.DEVNULL, check=True)
+            secs.append(time.perf_counter() - start)
+        t = statistics.median(secs)
+        print(f"| {label} | {t:.2f} | {records / t / 1e6:.1f} |")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("build", help="meson build directory")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--quick", action="store_true",
+                    help="first workload only")
+    args = ap.parse_args()
+    args.plugin = os.path.abspath(
+        os.path.join(args.build, "src/plugin/libqtrace.so"))
+    args.qtrace = os.path.abspath(os.path.join(args.build, "src/cli/qtrace"))
+    if shutil.which("qemu-x86_64") is None:
+        sys.exit("bench: qemu-x86_64 not found (Debian package qemu-user)")
+
+    with tempfile.TemporaryDirectory(prefix="qtrace-bench.") as work:
+        modes = [m for m in MODES
+                 if m[1] is None or mode_supported(args.plugin,
+                                                   m[1].format(dir=work),
+                                                   work)]
+        skipped = [m[0] for m in MODES if m not in modes]
+        print(f"qtrace bench: {args.rounds} rounds, median; modes: "
+              + ", ".join(f"{m[0]} ({m[2]})" for m in modes))
+        if skipped:
+            print("not supported by this plugin: " + ", ".join(skipped))
+        print()
+        rows = []
+        biggest = None
+        items = workloads(args.build, work)
+        if args.quick:
+            items = items[:1]
+        for name, argv in items:
+            keep = os.path.join(work, "kept.qtr")
+            rows += bench_workload(args, name, argv, modes, work, keep)
+            if os.path.exists(keep) and (
+                    biggest is None
+                    or os.path.getsize(keep) > os.path.getsize(biggest)):
+                biggest = os.path.join(work, "reader.qtr")
+                os.replace(keep, biggest)
+            elif os.path.exists(keep):
+                os.unlink(keep)
+            sys.stdout.flush()
+        print_table(rows)
+        if biggest:
+            bench_reader(args, biggest)
+
+
+if __name__ == "__main__":
+    main()

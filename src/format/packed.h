@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The packed encoding of vCPU chunks (docs/format.md, "Packed chunks"),
+ * shared by the plugin that writes it and the reader that expands it:
+ * packet tags, the block predictor both sides run in lock step, and the
+ * variable-length integers. Block executions cost bytes only when the
+ * predictor misses, the way hardware trace encoders compress branches.
+ */
+#ifndef QTRACE_FORMAT_PACKED_H
+#define QTRACE_FORMAT_PACKED_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* chunk_hdr.flags bit: the payload is a packet stream, not records. */
+#define QTRACE_CHUNK_PACKED 0x0001u
+
+/*
+ * Packets. A block packet names a block the predictor did not foresee,
+ * after RUN predicted ones; a record packet carries an ordinary record
+ * (8-byte aligned from the payload start); a memory packet is a load or
+ * store of the current block in user mode.
+ */
+#define PK_BLOCK_SHORT_MAX 0x7fu    /* 0x00..0x7f: run in the tag */
+#define PK_BLOCK 0x80u              /* varint run, zigzag id delta */
+#define PK_RUN 0x81u                /* varint run: predicted blocks only */
+#define PK_RECORD 0x82u             /* padding to 8, then one record */
+#define PK_MEM 0x83u                /* see packed_mem_* below */
+
+/* Predictor slots per stream: a power of two. */
+#define PACKED_SLOTS 16384u
+
+/*
+ * Slot of the block that follows prev (itself after prev2). Two blocks of
+ * history tell apart the successors of a dispatch block that a single
+ * block cannot.
+ */
+static inline uint32_t packed_slot(uint32_t prev, uint32_t prev2)
+{
+    uint32_t h = prev * 0x9e3779b1u ^ prev2 * 0x85ebca77u;
+
+    return (h >> 16) & (PACKED_SLOTS - 1);
+}
+
+/* Worst-case bytes of one block packet and of one memory packet. */
+#define PACKED_BLOCK_MAX 11u
+#define PACKED_MEM_MAX 22u
+
+/* mem packet info byte: log2 size in bits 0-1..., flags above. */
+#define PACKED_MEM_SHIFT_MASK 0x07u
+#define PACKED_MEM_STORE 0x08u
+#define PACKED_MEM_SIGNED 0x10u
+#define PACKED_MEM_BIG_ENDIAN 0x20u
+
+static inline uint8_t *packed_put_varint(uint8_t *p, uint64_t v)
+{
+    while (v >= 0x80) {
+        *p++ = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    *p++ = (uint8_t)v;
+    return p;
+}
+
+static inline uint64_t packed_zigzag(int64_t v)
+{
+    return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+
+static inline int64_t packed_unzigzag(uint64_t v)
+{
+    return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+}
+
+/*
+ * Read a varint at *pp (not past end). Returns 0 and advances, or -1 on a
+ * varint that is cut or longer than 10 bytes.
+ */
+static inline int packed_get_varint(const uint8_t **pp, const uint8_t *end,
+                                    uint64_t *v)
+{
+    const uint8_t *p = *pp;
+    uint64_t out = 0;
+    unsigned int shift = 0;
+
+    while (p < end && shift < 70) {
+        uint8_t b = *p++;
+
+        out |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80)) {
+            *pp = p;
+            *v = out;
+            return 0;
+        }
+        shift += 7;
+    }
+    return -1;
+}
+
+#endif /* QTRACE_FORMAT_PACKED_H */

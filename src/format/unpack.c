@@ -1,0 +1,455 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Expanding packed chunks (see unpack.h). Block ids found in packets are
+ * turned into exec_tb records with the pc and instruction count their
+ * tb_trans record gave; tb_trans records always come earlier in the file
+ * than the first execution of their block, so one pass suffices.
+ */
+#include <endian.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "packed.h"
+#include "qtrace/format.h"
+#include "unpack.h"
+
+struct unpack_stream {
+    uint32_t prev, prev2;           /* predictor history */
+    uint64_t icount;                /* instructions before the next block */
+    uint64_t block_time;            /* time of the current block */
+    uint64_t block_pc;
+    uint64_t last_vaddr;
+    bool have_block;                /* block_pc and block_time are set */
+    uint32_t slot[PACKED_SLOTS];
+};
+
+static void store16(uint8_t *p, uint16_t v)
+{
+    v = htole16(v);
+    memcpy(p, &v, sizeof(v));
+}
+
+static void store64(uint8_t *p, uint64_t v)
+{
+    v = htole64(v);
+    memcpy(p, &v, sizeof(v));
+}
+
+static uint64_t load_le(const uint8_t *p, unsigned int size)
+{
+    uint64_t v = 0;
+
+    memcpy(&v, p, size);
+    return le64toh(v);
+}
+
+/* Offsets of the named arguments; false if one is missing or mistyped. */
+static bool find_fields(const struct qtrace_event_desc *ev,
+                        const char *const *names, unsigned int n,
+                        uint16_t *off)
+{
+    unsigned int i, a;
+
+    for (i = 0; i < n; i++) {
+        for (a = 0; a < ev->n_args; a++) {
+            if (strcmp(ev->args[a].name, names[i]) == 0) {
+                break;
+            }
+        }
+        if (a == ev->n_args) {
+            return false;
+        }
+        off[i] = ev->args[a].offset;
+    }
+    return true;
+}
+
+static void find_layout(const struct qtrace_catalog *cat, const char *name,
+                        const char *const *fields, unsigned int n,
+                        struct unpack_layout *l)
+{
+    const struct qtrace_event_desc *ev = qtrace_catalog_find(cat, name);
+
+    memset(l, 0, sizeof(*l));
+    if (ev && find_fields(ev, fields, n, l->off) &&
+        ev->fixed_size <= sizeof(((struct unpacker *)0)->rec_buf)) {
+        l->id = ev->id;
+        l->size = (uint16_t)((ev->fixed_size + 7u) & ~7u);
+    }
+}
+
+int unpack_init(struct unpacker *u, const struct qtrace_catalog *cat)
+{
+    static const char *const tb_fields[] = { "pc", "tb" };
+    static const char *const mem_fields[] = { "pc", "vaddr", "paddr",
+                                              "size", "flags", "device" };
+    static const char *const trans_fields[] = { "pc", "tb", "n_insns" };
+    const struct qtrace_event_desc *ev;
+    uint16_t off[3];
+
+    memset(u, 0, sizeof(*u));
+    find_layout(cat, "exec_tb", tb_fields, 2, &u->exec_tb);
+    find_layout(cat, "mem_access", mem_fields, 6, &u->mem);
+    ev = qtrace_catalog_find(cat, "lost");
+    if (ev && find_fields(ev, (const char *const[]){ "block_insns" }, 1,
+                          off)) {
+        u->lost_id = ev->id;
+        u->lost_insns = off[0];
+    }
+    ev = qtrace_catalog_find(cat, "tb_trans");
+    if (ev && find_fields(ev, trans_fields, 3, off)) {
+        u->tb_trans_id = ev->id;
+        u->tb_trans_pc = off[0];
+        u->tb_trans_tb = off[1];
+        u->tb_trans_n = off[2];
+    }
+    return 0;
+}
+
+void unpack_reset(struct unpacker *u)
+{
+    size_t i;
+
+    for (i = 0; i < u->n_streams; i++) {
+        free(u->streams[i]);
+        u->streams[i] = NULL;
+    }
+    u->cur = NULL;
+    u->pending = 0;
+    u->miss = false;
+}
+
+void unpack_fini(struct unpacker *u)
+{
+    unpack_reset(u);
+    free(u->streams);
+    free(u->tb_pc);
+    free(u->tb_insns);
+    memset(u, 0, sizeof(*u));
+}
+
+void unpack_note_tb(struct unpacker *u, const uint8_t *rec)
+{
+    uint64_t id = load_le(rec + u->tb_trans_tb, 4);
+
+    if (id >= u->tb_cap) {
+        size_t cap = u->tb_cap ? u->tb_cap : 4096;
+        uint64_t *pc;
+        uint32_t *n;
+
+        while (cap <= id) {
+            cap *= 2;
+        }
+        pc = realloc(u->tb_pc, cap * sizeof(*pc));
+        if (pc) {
+            u->tb_pc = pc;
+        }
+        n = realloc(u->tb_insns, cap * sizeof(*n));
+        if (n) {
+            u->tb_insns = n;
+        }
+        if (!pc || !n) {
+            return;     /* the block is then reported unknown */
+        }
+        memset(u->tb_pc + u->tb_cap, 0, (cap - u->tb_cap) * sizeof(*pc));
+        memset(u->tb_insns + u->tb_cap, 0, (cap - u->tb_cap) * sizeof(*n));
+        u->tb_cap = cap;
+    }
+    u->tb_pc[id] = load_le(rec + u->tb_trans_pc, 8);
+    u->tb_insns[id] = (uint32_t)load_le(rec + u->tb_trans_n, 4);
+}
+
+int unpack_begin(struct unpacker *u, uint32_t stream)
+{
+    if (stream >= u->n_streams) {
+        size_t n = u->n_streams ? u->n_streams : 16;
+        struct unpack_stream **s;
+
+        while (n <= stream) {
+            n *= 2;
+        }
+        s = realloc(u->streams, n * sizeof(*s));
+        if (!s) {
+            return -ENOMEM;
+        }
+        memset(s + u->n_streams, 0, (n - u->n_streams) * sizeof(*s));
+        u->streams = s;
+        u->n_streams = n;
+    }
+    if (!u->streams[stream]) {
+        u->streams[stream] = calloc(1, sizeof(struct unpack_stream));
+        if (!u->streams[stream]) {
+            return -ENOMEM;
+        }
+    }
+    u->cur = u->streams[stream];
+    u->pending = 0;
+    u->miss = false;
+    return 0;
+}
+
+static int fail(char *why, size_t len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int fail(char *why, size_t len, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(why, len, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+/*
+ * After a lost record: the plugin dropped records and restarted its
+ * predictor; the next block comes at the record's time.
+ */
+static void restart_stream(struct unpack_stream *s, uint64_t time,
+                           uint32_t insns)
+{
+    memset(s, 0, sizeof(*s));
+    /* The interrupted block goes on: accesses are relative to pc 0. */
+    s->have_block = true;
+    s->block_time = time;
+    s->icount = time + insns;
+}
+
+/* The block with this id starts now: an exec_tb record in rec_buf. */
+static int make_block(struct unpacker *u, uint32_t id, char *why,
+                      size_t why_len)
+{
+    struct unpack_stream *s = u->cur;
+    uint8_t *r = (uint8_t *)u->rec_buf;
+
+    if (id == 0 || id >= u->tb_cap || u->tb_insns[id] == 0) {
+        return fail(why, why_len, "block %u has no tb_trans record", id);
+    }
+    if (!u->exec_tb.id) {
+        return fail(why, why_len, "packed blocks but no exec_tb event");
+    }
+    memset(r, 0, u->exec_tb.size);
+    store16(r, u->exec_tb.id);
+    store16(r + 2, u->exec_tb.size);
+    store64(r + 8, s->icount);
+    store64(r + u->exec_tb.off[0], u->tb_pc[id]);
+    memcpy(r + u->exec_tb.off[1], &(uint32_t){ htole32(id) }, 4);
+    s->block_time = s->icount;
+    s->block_pc = u->tb_pc[id];
+    s->have_block = true;
+    s->icount += u->tb_insns[id];
+    s->prev2 = s->prev;
+    s->prev = id;
+    return 1;
+}
+
+/* One predicted block: what the predictor says follows. */
+static int predicted_block(struct unpacker *u, char *why, size_t why_len)
+{
+    struct unpack_stream *s = u->cur;
+    uint32_t id = s->slot[packed_slot(s->prev, s->prev2)];
+
+    if (id == 0) {
+        return fail(why, why_len, "run of predicted blocks with no "
+                    "prediction after block %u", s->prev);
+    }
+    return make_block(u, id, why, why_len);
+}
+
+/*
+ * A block the predictor missed, named relative to the block before it
+ * (the last of the run): teach the predictor, as the plugin did.
+ */
+static int missed_block(struct unpacker *u, int64_t delta, char *why,
+                        size_t why_len)
+{
+    struct unpack_stream *s = u->cur;
+    int64_t id = (int64_t)s->prev + delta;
+
+    if (id <= 0 || id > UINT32_MAX) {
+        return fail(why, why_len, "block id out of range");
+    }
+    s->slot[packed_slot(s->prev, s->prev2)] = (uint32_t)id;
+    return make_block(u, (uint32_t)id, why, why_len);
+}
+
+static int read_block_packet(struct unpacker *u, uint8_t tag,
+                             const uint8_t **pp, const uint8_t *end,
+                             char *why, size_t why_len)
+{
+    uint64_t run = tag, delta = 0;
+
+    if (tag == PK_BLOCK || tag == PK_RUN) {
+        if (packed_get_varint(pp, end, &run) < 0 || run > UINT32_MAX) {
+            return fail(why, why_len, "bad run length");
+        }
+    }
+    u->pending = (uint32_t)run;
+    u->miss = false;
+    if (tag != PK_RUN) {
+        if (packed_get_varint(pp, end, &delta) < 0) {
+            return fail(why, why_len, "cut block packet");
+        }
+        u->miss = true;
+        u->miss_delta = packed_unzigzag(delta);
+    }
+    return 0;
+}
+
+/* A memory packet: a mem_access record of the current block. */
+static int read_mem_packet(struct unpacker *u, const uint8_t **pp,
+                           const uint8_t *end, char *why, size_t why_len)
+{
+    struct unpack_stream *s = u->cur;
+    uint8_t *r = (uint8_t *)u->rec_buf;
+    uint64_t idx, pc_off, delta;
+    uint8_t info, flags = 0;
+
+    if (packed_get_varint(pp, end, &idx) < 0 ||
+        packed_get_varint(pp, end, &pc_off) < 0 || *pp >= end) {
+        return fail(why, why_len, "cut memory packet");
+    }
+    info = *(*pp)++;
+    if (packed_get_varint(pp, end, &delta) < 0) {
+        return fail(why, why_len, "cut memory packet");
+    }
+    if (!u->mem.id) {
+        return fail(why, why_len, "memory packet but no mem_access event");
+    }
+    if (!s->have_block) {
+        return fail(why, why_len, "memory packet before any block");
+    }
+    s->last_vaddr += (uint64_t)packed_unzigzag(delta);
+    flags |= (info & PACKED_MEM_STORE) ? QTRACE_MEM_STORE : 0;
+    flags |= (info & PACKED_MEM_SIGNED) ? QTRACE_MEM_SIGNED : 0;
+    flags |= (info & PACKED_MEM_BIG_ENDIAN) ? QTRACE_MEM_BIG_ENDIAN : 0;
+    memset(r, 0, u->mem.size);
+    store16(r, u->mem.id);
+    store16(r + 2, u->mem.size);
+    store64(r + 8, s->block_time + idx);
+    store64(r + u->mem.off[0], s->block_pc + pc_off);
+    store64(r + u->mem.off[1], s->last_vaddr);
+    r[u->mem.off[3]] = (uint8_t)(1u << (info & PACKED_MEM_SHIFT_MASK));
+    r[u->mem.off[4]] = flags;
+    return 1;
+}
+
+int unpack_next(struct unpacker *u, const uint8_t *base, const uint8_t **pp,
+                const uint8_t *end, const uint8_t **rec, size_t *avail,
+                char *why, size_t why_len)
+{
+    int ret;
+
+    for (;;) {
+        uint8_t tag;
+
+        if (u->pending) {
+            u->pending--;
+            ret = predicted_block(u, why, why_len);
+            break;
+        }
+        if (u->miss) {
+            u->miss = false;
+            ret = missed_block(u, u->miss_delta, why, why_len);
+            break;
+        }
+        if (*pp >= end) {
+            return 0;
+        }
+        tag = *(*pp)++;
+        if (tag <= PK_BLOCK_SHORT_MAX || tag == PK_BLOCK || tag == PK_RUN) {
+            if (read_block_packet(u, tag, pp, end, why, why_len) < 0) {
+                return -1;
+            }
+            continue;
+        }
+        if (tag == PK_MEM) {
+            ret = read_mem_packet(u, pp, end, why, why_len);
+            break;
+        }
+        if (tag != PK_RECORD) {
+            return fail(why, why_len, "unknown packet tag 0x%02x", tag);
+        }
+        /* The record starts at the next multiple of 8 from base. */
+        *rec = base + (((size_t)(*pp - base) + 7) & ~(size_t)7);
+        if (*rec > end) {
+            return fail(why, why_len, "cut record packet");
+        }
+        *avail = (size_t)(end - *rec);
+        if (u->lost_id && *avail >= sizeof(struct qtrace_rec) &&
+            load_le(*rec, 2) == u->lost_id) {
+            restart_stream(u->cur, load_le(*rec + 8, 8),
+                           (uint32_t)load_le(*rec + u->lost_insns, 4));
+        }
+        return 2;
+    }
+    if (ret > 0) {
+        *rec = (const uint8_t *)u->rec_buf;
+        *avail = sizeof(u->rec_buf);
+    }
+    return ret;
+}
+
+int unpack_count(struct unpacker *u, const uint8_t *base, const uint8_t **pp,
+                 const uint8_t *end, uint64_t *counts, uint64_t *n,
+                 const uint8_t **rec, size_t *avail, char *why,
+                 size_t why_len)
+{
+    const uint8_t *p = *pp;
+    uint64_t blocks = 0, mems = 0, v = 0;
+    int ret = 0;
+
+    while (p < end) {
+        uint8_t tag = *p++;
+
+        if (tag <= PK_BLOCK_SHORT_MAX) {
+            blocks += tag + 1u;
+            ret = packed_get_varint(&p, end, &v);
+        } else if (tag == PK_BLOCK || tag == PK_RUN) {
+            ret = packed_get_varint(&p, end, &v);
+            blocks += v + (tag == PK_BLOCK);
+            if (ret == 0 && tag == PK_BLOCK) {
+                ret = packed_get_varint(&p, end, &v);
+            }
+        } else if (tag == PK_MEM) {
+            ret = packed_get_varint(&p, end, &v);
+            ret |= packed_get_varint(&p, end, &v);
+            if (ret == 0 && p < end) {
+                p++;
+                ret = packed_get_varint(&p, end, &v);
+            } else {
+                ret = -1;
+            }
+            mems++;
+        } else if (tag == PK_RECORD) {
+            *rec = base + (((size_t)(p - base) + 7) & ~(size_t)7);
+            if (*rec > end) {
+                ret = -1;
+                break;
+            }
+            *avail = (size_t)(end - *rec);
+            ret = 2;
+            break;
+        } else {
+            *pp = p - 1;
+            return fail(why, why_len, "unknown packet tag 0x%02x", tag);
+        }
+        if (ret < 0) {
+            break;
+        }
+    }
+    *pp = p;
+    if ((blocks && !u->exec_tb.id) || (mems && !u->mem.id)) {
+        return fail(why, why_len, "packets of an event the catalog lacks");
+    }
+    counts[u->exec_tb.id] += blocks;
+    counts[u->mem.id] += mems;
+    *n += blocks + mems;
+    if (ret == -1) {
+        return fail(why, why_len, "cut packet");
+    }
+    return ret;
+}
