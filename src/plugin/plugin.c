@@ -175,14 +175,12 @@ static void vcpu_insn_exec(unsigned int vcpu_index, void *udata)
 
 /*
  * The packed info byte of a meminfo value. QEMU decodes meminfo only
- * through four calls; a program uses few distinct values, so their
- * decoding is cached: one entry holds key << 32 | valid | bits, read and
- * written whole (a race only recomputes the same value).
+ * through four calls; an instruction's accesses nearly always share one
+ * value, so each instruction keeps its last one decoded, in the cache
+ * line the callback reads anyway: key << 32 | valid | bits, read and
+ * written whole (a race between vCPUs only recomputes the same value).
  */
-#define MEMINFO_SLOTS 256u
 #define MEMINFO_VALID 0x100u
-
-static _Atomic uint64_t meminfo_cache[MEMINFO_SLOTS];
 
 static uint8_t __attribute__((noinline))
 decode_meminfo(qemu_plugin_meminfo_t info, _Atomic uint64_t *slot)
@@ -203,11 +201,10 @@ decode_meminfo(qemu_plugin_meminfo_t info, _Atomic uint64_t *slot)
     return bits;
 }
 
-static inline uint8_t meminfo_bits(qemu_plugin_meminfo_t info)
+static inline uint8_t meminfo_bits(qemu_plugin_meminfo_t info,
+                                   const struct insn_info *in)
 {
-    _Atomic uint64_t *slot =
-        &meminfo_cache[(info ^ (info >> 8) ^ (info >> 16)) &
-                       (MEMINFO_SLOTS - 1)];
+    _Atomic uint64_t *slot = (_Atomic uint64_t *)&in->meminfo;
     uint64_t e = atomic_load_explicit(slot, memory_order_relaxed);
 
     if ((e >> 32) == info && (e & MEMINFO_VALID)) {
@@ -221,7 +218,7 @@ static inline void vcpu_mem_packed(struct vcpu *vc,
                                    qemu_plugin_meminfo_t info,
                                    uint64_t vaddr, const struct insn_info *in)
 {
-    pack_mem(vc->buf.pack, &vc->buf, in->idx, in->pc, meminfo_bits(info),
+    pack_mem(vc->buf.pack, &vc->buf, in->idx, in->pc, meminfo_bits(info, in),
              vaddr);
 }
 

@@ -21,6 +21,7 @@ struct insn_info {
     uint16_t idx;               /* position in the block */
     uint8_t size;               /* bytes */
     char *disas;                /* QEMU's text, only for the log sink */
+    _Atomic uint64_t meminfo;   /* last access: meminfo << 32 | decoded */
 };
 
 /* Set by calls.c: the block starts right after a call instruction. */
