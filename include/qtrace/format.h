@@ -71,5 +71,6 @@ struct qtrace_rec {
 #define QTRACE_MEM_BIG_ENDIAN 0x04u
 #define QTRACE_MEM_HAS_PADDR 0x08u      /* system mode: paddr is valid */
 #define QTRACE_MEM_IO 0x10u             /* system mode: device access */
+#define QTRACE_MEM_HAS_VALUE 0x20u      /* value is valid (QEMU 9.2+) */
 
 #endif /* QTRACE_FORMAT_H */

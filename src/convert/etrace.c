@@ -166,10 +166,16 @@ static void put_mem(struct conv_etrace *ce, uint16_t unit,
 {
     const uint8_t *dev;
     size_t dev_len;
+    int value_arg;
 
     dev = qtrace_record_bytes(rec, (unsigned int)ce->mem.a[4], &dev_len);
+    /* Traces from before the value argument convert with value 0. */
+    value_arg = qtrace_record_arg_index(rec, "value");
     etrace_enc_access(ce->enc, unit, rec->time, arg(rec, &ce->mem, 0),
-                      arg(rec, &ce->mem, 1), 0,
+                      arg(rec, &ce->mem, 1),
+                      value_arg >= 0 ? qtrace_record_u64(rec,
+                                                         (unsigned)value_arg)
+                                     : 0,
                       (uint8_t)arg(rec, &ce->mem, 2),
                       (uint8_t)arg(rec, &ce->mem, 3), (const char *)dev,
                       dev ? dev_len : 0);

@@ -66,6 +66,7 @@ static struct {
     bool need_icount;           /* some record carries a time */
     bool packed;                /* vCPU chunks use the packed encoding */
     bool pack_mem;              /* accesses as mem packets (user, exec_tb) */
+    bool mem_values;            /* QEMU gives accessed values (API 4+) */
     atomic_uint next_stream;
     atomic_bool exited;
     atomic_bool warned_vcpus;
@@ -269,6 +270,18 @@ static void vcpu_mem(unsigned int vcpu_index, qemu_plugin_meminfo_t info,
     r->vaddr = vaddr;
     r->paddr = paddr;
     r->size = (uint8_t)(1u << qemu_plugin_mem_size_shift(info));
+    r->value = 0;
+    if (qt.mem_values) {
+        qemu_plugin_mem_value v = qemu_plugin_mem_get_value(info);
+
+        /* A 16-byte access keeps its low half. */
+        r->value = v.type == QEMU_PLUGIN_MEM_VALUE_U8 ? v.data.u8 :
+                   v.type == QEMU_PLUGIN_MEM_VALUE_U16 ? v.data.u16 :
+                   v.type == QEMU_PLUGIN_MEM_VALUE_U32 ? v.data.u32 :
+                   v.type == QEMU_PLUGIN_MEM_VALUE_U64 ? v.data.u64 :
+                   v.data.u128.low;
+        flags |= QTRACE_MEM_HAS_VALUE;
+    }
     r->flags = flags;
     r->device_len = (uint16_t)dev_len;
     if (dev_len) {
@@ -831,7 +844,10 @@ static void choose_instrumentation(void)
         evsel_enable(sel, QTRACE_EV_TB_TRANS);
         qt.trace_tb_trans = true;
     }
-    qt.pack_mem = qt.packed && qt.trace_exec_tb && !qt.system_mode;
+    /* Memory packets carry no value: a QEMU that gives them gets records. */
+    qt.mem_values = qc_api() >= 4 && qemu_plugin_mem_get_value;
+    qt.pack_mem = qt.packed && qt.trace_exec_tb && !qt.system_mode &&
+                  !qt.mem_values;
 }
 
 /* "PATH: reason" becomes "out=PATH: reason", naming the option. */

@@ -172,7 +172,8 @@ static void put_record(struct sink_etrace *et, uint16_t unit,
     case QTRACE_EV_MEM_ACCESS: {
         const struct qtrace_ev_mem_access *m = (const void *)r;
 
-        etrace_enc_access(et->enc, unit, r->time, m->vaddr, m->paddr, 0,
+        etrace_enc_access(et->enc, unit, r->time, m->vaddr, m->paddr,
+                          m->value,
                           m->size, m->flags,
                           (const char *)base + QTRACE_EV_MEM_ACCESS_FIXED,
                           m->device_len);

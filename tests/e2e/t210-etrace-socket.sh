@@ -88,7 +88,7 @@ check_eq "listening: socket removed once connected" no \
 EVENTS='tb_trans,exec_tb,mem_access,vcpu_*,syscall*'
 "$QTRACE" record -e "$EVENTS" -O encoding=raw -o "$WORK/big.qtr" -- "$BIG" \
     > /dev/null
-"$QTRACE" info "$WORK/big.qtr" | sed -n '/^events:/,$p' > "$WORK/big.counts"
+"$QTRACE" info "$WORK/big.qtr" | sed -n '/^events:$/,$p' > "$WORK/big.counts"
 
 # lost_peer NAME WANT_STATUS MESSAGE PEER_ARGS -- PLUGIN_OPTS: the big
 # guest with a misbehaving peer; one qtrace line on stderr, the status,
@@ -120,7 +120,7 @@ lost_peer() {
 extra=
 lost_peer gone "$BIG_EXIT" \
     "peer disconnected; tracing to it stopped" --close-after 4096
-sed -n '/^events:/,$p' "$WORK/gone.info" > "$WORK/gone.counts"
+sed -n '/^events:$/,$p' "$WORK/gone.info" > "$WORK/gone.counts"
 if cmp -s "$WORK/big.counts" "$WORK/gone.counts"; then
     pass "gone: native trace has every record a run without etrace has"
 else
