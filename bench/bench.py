@@ -20,9 +20,10 @@ import tempfile
 import time
 
 # name: (plugin options or None for plain QEMU, what it stands for). The
-# modes listed in FIRST_ONLY write gigabytes a second: they run on the
-# first (short-block) workload only.
-FIRST_ONLY = ("insns+mem", "text-log")
+# modes listed in EXECLOG_ONLY write gigabytes a second: they run on a
+# smaller short-block workload only, to compare with execlog's layout.
+EXECLOG_ONLY = ("insns+mem", "text-log")
+EXECLOG_COMPARE = ("plain", "blocks+mem", "insns+mem", "text-log")
 MODES = [
     ("plain", None, "QEMU without a plugin"),
     ("counts", "events=tb_count;tb_trans",
@@ -43,16 +44,19 @@ def workloads(build, work):
     bench = os.path.join(build, "bench")
     xz_input = os.path.join(work, "xz-input")
     with open(xz_input, "w") as f:
-        for i in range(1, 50001):
+        for i in range(1, 150001):
             f.write(f"{i}\n")
+    blocks = os.path.join(bench, "work-blocks")
     items = [
-        ("short-blocks", [os.path.join(bench, "work-blocks"), "5000000"]),
-        ("memory", [os.path.join(bench, "work-mem"), "8"]),
-        ("calls", [os.path.join(bench, "work-calls"), "30"]),
+        ("short-blocks", [blocks, "40000000"]),
+        ("memory", [os.path.join(bench, "work-mem"), "40"]),
+        ("calls", [os.path.join(bench, "work-calls"), "33"]),
     ]
     xz = shutil.which("xz")
     if xz:
-        items.append(("xz -1 (290 kB)", [xz, "-T1", "-1", "-c", xz_input]))
+        items.append(("xz -1 (1 MB)", [xz, "-T1", "-1", "-c", xz_input]))
+    # Last: the execlog comparison, on 1/8 of the short-block work.
+    items.append(("short-blocks/8", [blocks, "5000000"]))
     return items
 
 
@@ -234,8 +238,10 @@ def main():
             items = items[:1]
         for i, (name, argv) in enumerate(items):
             keep = os.path.join(work, "kept.qtr")
-            these = modes if i == 0 else [m for m in modes
-                                          if m[0] not in FIRST_ONLY]
+            if i == len(items) - 1:
+                these = [m for m in modes if m[0] in EXECLOG_COMPARE]
+            else:
+                these = [m for m in modes if m[0] not in EXECLOG_ONLY]
             rows += bench_workload(args, name, argv, these, work, keep)
             if os.path.exists(keep) and (
                     biggest is None

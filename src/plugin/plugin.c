@@ -949,7 +949,7 @@ int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
     qt.system_mode = info->system_emulation;
     snprintf(qt.target, sizeof(qt.target), "%s", info->target_name);
     snprintf(qt.qemu_version, sizeof(qt.qemu_version), "%s",
-             qc_qemu_version());
+             qc_qemu_version(info->target_name));
     atomic_init(&qt.next_stream, 1);
     if (qtrace_catalog_parse(&qt.cat, qtrace_catalog_text, &err) < 0) {
         fprintf(stderr, "qtrace: built-in catalog: %s\n", err.msg);

@@ -43,7 +43,10 @@ int qc_count_tb(struct qemu_plugin_tb *tb, uint64_t *count,
 /* The total of a counter set up by qc_count_tb, then zero it. */
 uint64_t qc_count_take(uint64_t *count, struct qemu_plugin_scoreboard *sb);
 
-/* The QEMU version string of the running binary ("7.2.22 (Debian ...)"). */
-const char *qc_qemu_version(void);
+/*
+ * The version string of the running QEMU ("7.2.22 (Debian ...)"), whose
+ * target is the QEMU target name; "unknown" if it cannot be found.
+ */
+const char *qc_qemu_version(const char *target);
 
 #endif /* QTRACE_QEMU_COMPAT_H */
