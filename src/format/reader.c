@@ -505,6 +505,27 @@ static int next_etrace(struct qtrace_reader *rd, struct qtrace_record *rec,
     return 1;
 }
 
+/*
+ * The current chunk is used up: enter the next one. Returns 1 to go on,
+ * 0 at the end of the readable trace, -errno once it stopped early.
+ */
+static int advance(struct qtrace_reader *rd, struct qtrace_err *err)
+{
+    int ret;
+
+    switch (rd->state) {
+    case RD_READING:
+        break;
+    case RD_FAILED:
+        qtrace_err_set(err, "%s", rd->stop_msg);
+        return rd->stop_ret;
+    default:
+        return 0;
+    }
+    ret = enter_chunk(rd, err);
+    return ret < 0 ? ret : 1;
+}
+
 int qtrace_reader_next(struct qtrace_reader *rd, struct qtrace_record *rec,
                        struct qtrace_err *err)
 {
@@ -532,17 +553,8 @@ int qtrace_reader_next(struct qtrace_reader *rd, struct qtrace_record *rec,
             rd->rec += ret;
             return 1;
         }
-        switch (rd->state) {
-        case RD_READING:
-            break;
-        case RD_FAILED:
-            qtrace_err_set(err, "%s", rd->stop_msg);
-            return rd->stop_ret;
-        default:
-            return 0;
-        }
-        ret = enter_chunk(rd, err);
-        if (ret < 0) {
+        ret = advance(rd, err);
+        if (ret <= 0) {
             return ret;
         }
     }
@@ -601,21 +613,9 @@ int qtrace_reader_count_chunk(struct qtrace_reader *rd, uint64_t *counts,
         cc->records = 1;
         return 1;
     }
-    for (;;) {
-        if (rd->rec < rd->rec_end) {
-            break;
-        }
-        switch (rd->state) {
-        case RD_READING:
-            break;
-        case RD_FAILED:
-            qtrace_err_set(err, "%s", rd->stop_msg);
-            return rd->stop_ret;
-        default:
-            return 0;
-        }
-        ret = enter_chunk(rd, err);
-        if (ret < 0) {
+    while (rd->rec >= rd->rec_end) {
+        ret = advance(rd, err);
+        if (ret <= 0) {
             return ret;
         }
     }
