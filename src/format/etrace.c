@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "le.h"
 #include "etrace.h"
 #include "qtrace/arch.h"
 #include "qtrace/format.h"
@@ -75,29 +76,8 @@ struct etrace_dec {
     uint8_t buf[REC_BUF_SIZE];      /* the record being handed out */
 };
 
-static inline uint16_t ld16(const uint8_t *p)
-{
-    uint16_t v;
 
-    memcpy(&v, p, sizeof(v));
-    return le16toh(v);
-}
 
-static inline uint32_t ld32(const uint8_t *p)
-{
-    uint32_t v;
-
-    memcpy(&v, p, sizeof(v));
-    return le32toh(v);
-}
-
-static inline uint64_t ld64(const uint8_t *p)
-{
-    uint64_t v;
-
-    memcpy(&v, p, sizeof(v));
-    return le64toh(v);
-}
 
 /* ---- flags and detection ---- */
 
@@ -155,8 +135,8 @@ bool etrace_is_etrace(const uint8_t *data, size_t len)
     if (len < ETRACE_HDR_SIZE) {
         return false;
     }
-    type = ld16(data);
-    plen = ld32(data + 4);
+    type = load16(data);
+    plen = load32(data + 4);
     return (type == ETRACE_INFO && plen == ETRACE_INFO_SIZE) ||
            (type == ETRACE_ARCH && plen == ETRACE_ARCH_SIZE);
 }
@@ -190,8 +170,8 @@ static char *build_meta(const uint8_t *data, size_t len)
     char *meta;
 
     for (i = 0; i < 2 && off + ETRACE_HDR_SIZE <= len; i++) {
-        uint16_t type = ld16(data + off);
-        uint32_t plen = ld32(data + off + 4);
+        uint16_t type = load16(data + off);
+        uint32_t plen = load32(data + off + 4);
         const uint8_t *p = data + off + ETRACE_HDR_SIZE;
 
         if (plen > len - off - ETRACE_HDR_SIZE) {
@@ -199,14 +179,14 @@ static char *build_meta(const uint8_t *data, size_t len)
         }
         if (type == ETRACE_INFO && plen >= ETRACE_INFO_SIZE) {
             snprintf(info, sizeof(info), "etrace_version=%u.%u\n"
-                     "etrace_attr=0x%" PRIx64 "\n", ld16(p + 8),
-                     ld16(p + 10), ld64(p));
+                     "etrace_attr=0x%" PRIx64 "\n", load16(p + 8),
+                     load16(p + 10), load64(p));
         } else if (type == ETRACE_ARCH && plen >= ETRACE_ARCH_SIZE) {
             snprintf(arch, sizeof(arch), "arch=%s\nword_bits=%u\n"
                      "endian=%s\nhost_arch=%s\n",
-                     arch_name(ld32(p), p[4], p[5], gbuf, sizeof(gbuf)),
+                     arch_name(load32(p), p[4], p[5], gbuf, sizeof(gbuf)),
                      p[4], p[5] ? "big" : "little",
-                     arch_name(ld32(p + 8), p[12], p[13], hbuf,
+                     arch_name(load32(p + 8), p[12], p[13], hbuf,
                                sizeof(hbuf)));
         }
         off += ETRACE_HDR_SIZE + plen;
@@ -351,16 +331,16 @@ static void next_exec_entry(struct etrace_dec *dec, struct etrace_rec *rec)
 {
     const struct qtrace_event_desc *ev = rec_start(dec, K_EXEC);
     const uint8_t *p = dec->exec_p;
-    uint32_t duration = ld32(p);
+    uint32_t duration = load32(p);
     uint64_t start, end;
 
     if (dec->word_bits == 32) {
-        start = ld32(p + 4);
-        end = ld32(p + 8);
+        start = load32(p + 4);
+        end = load32(p + 8);
         dec->exec_p += ETRACE_EXEC32_ENTRY;
     } else {
-        start = ld64(p + 4);
-        end = ld64(p + 12);
+        start = load64(p + 4);
+        end = load64(p + 12);
         dec->exec_p += ETRACE_EXEC64_ENTRY;
     }
     put_int(dec, ev, 0, start);
@@ -389,7 +369,7 @@ static int decode_exec(struct etrace_dec *dec, const uint8_t *p,
         return -EBADMSG;
     }
     entry = dec->word_bits == 32 ? ETRACE_EXEC32_ENTRY : ETRACE_EXEC64_ENTRY;
-    dec->exec_time = ld64(p);
+    dec->exec_time = load64(p);
     dec->exec_p = p + ETRACE_EXEC_HEAD;
     /* As the reference decoder: entries = floor(bytes / entry size). */
     dec->exec_left = (len - ETRACE_EXEC_HEAD) / entry;
@@ -402,8 +382,8 @@ static void decode_tb(struct etrace_dec *dec, const uint8_t *p,
                       uint32_t len, struct etrace_rec *rec, uint16_t unit)
 {
     const struct qtrace_event_desc *ev = rec_start(dec, K_TB);
-    uint32_t glen = ld32(p + 24);
-    uint32_t hlen = ld32(p + 28);
+    uint32_t glen = load32(p + 24);
+    uint32_t hlen = load32(p + 28);
     uint32_t body = len - ETRACE_TB_HEAD;
     const uint8_t *bytes[2] = { p + ETRACE_TB_HEAD, NULL };
     size_t lens[2];
@@ -412,9 +392,9 @@ static void decode_tb(struct etrace_dec *dec, const uint8_t *p,
     lens[0] = glen < body ? glen : body;
     bytes[1] = bytes[0] + lens[0];
     lens[1] = hlen < body - lens[0] ? hlen : body - lens[0];
-    put_int(dec, ev, 0, ld64(p));
-    put_int(dec, ev, 1, ld64(p + 8));
-    put_int(dec, ev, 2, ld64(p + 16));
+    put_int(dec, ev, 0, load64(p));
+    put_int(dec, ev, 1, load64(p + 8));
+    put_int(dec, ev, 2, load64(p + 16));
     put_int(dec, ev, 3, glen);
     put_int(dec, ev, 4, hlen);
     rec_finish(dec, ev, put_vars(dec, ev, bytes, lens), unit, 0, dec->index,
@@ -432,7 +412,7 @@ static void decode_note(struct etrace_dec *dec, const uint8_t *p,
     while (lens[0] > 0 && bytes[0][lens[0] - 1] == '\0') {
         lens[0]--;
     }
-    rec_finish(dec, ev, put_vars(dec, ev, bytes, lens), unit, ld64(p),
+    rec_finish(dec, ev, put_vars(dec, ev, bytes, lens), unit, load64(p),
                dec->index, rec);
 }
 
@@ -441,12 +421,12 @@ static void decode_mem(struct etrace_dec *dec, const uint8_t *p,
 {
     const struct qtrace_event_desc *ev = rec_start(dec, K_MEM);
 
-    put_int(dec, ev, 0, ld64(p + 8));
-    put_int(dec, ev, 1, ld64(p + 16));
-    put_int(dec, ev, 2, ld64(p + 24));
-    put_int(dec, ev, 3, ld32(p + 32));
+    put_int(dec, ev, 0, load64(p + 8));
+    put_int(dec, ev, 1, load64(p + 16));
+    put_int(dec, ev, 2, load64(p + 24));
+    put_int(dec, ev, 3, load32(p + 32));
     put_int(dec, ev, 4, p[36]);
-    rec_finish(dec, ev, fixed_only(ev), unit, ld64(p), dec->index, rec);
+    rec_finish(dec, ev, fixed_only(ev), unit, load64(p), dec->index, rec);
 }
 
 static int decode_event(struct etrace_dec *dec, const uint8_t *p,
@@ -454,8 +434,8 @@ static int decode_event(struct etrace_dec *dec, const uint8_t *p,
                         char *why, size_t wlen)
 {
     const struct qtrace_event_desc *ev = rec_start(dec, K_EVENT);
-    uint16_t dlen = ld16(p + 32);
-    uint16_t nlen = ld16(p + 34);
+    uint16_t dlen = load16(p + 32);
+    uint16_t nlen = load16(p + 34);
     const uint8_t *bytes[2] = { p + ETRACE_EVENT_HEAD,
                                 p + ETRACE_EVENT_HEAD + dlen };
     size_t lens[2] = { dlen, nlen };
@@ -468,10 +448,10 @@ static int decode_event(struct etrace_dec *dec, const uint8_t *p,
     /* The lengths count each name's NUL. */
     lens[0] -= lens[0] > 0 && bytes[0][lens[0] - 1] == '\0';
     lens[1] -= lens[1] > 0 && bytes[1][lens[1] - 1] == '\0';
-    put_int(dec, ev, 2, ld64(p + 16));
-    put_int(dec, ev, 3, ld64(p + 24));
-    put_int(dec, ev, 4, ld32(p));
-    rec_finish(dec, ev, put_vars(dec, ev, bytes, lens), unit, ld64(p + 8),
+    put_int(dec, ev, 2, load64(p + 16));
+    put_int(dec, ev, 3, load64(p + 24));
+    put_int(dec, ev, 4, load32(p));
+    rec_finish(dec, ev, put_vars(dec, ev, bytes, lens), unit, load64(p + 8),
                dec->index, rec);
     return 0;
 }
@@ -483,15 +463,15 @@ static void decode_fixed(struct etrace_dec *dec, enum kind k,
     const struct qtrace_event_desc *ev = rec_start(dec, k);
 
     if (k == K_INFO) {
-        put_int(dec, ev, 0, ld64(p));
-        put_int(dec, ev, 1, ld16(p + 8));
-        put_int(dec, ev, 2, ld16(p + 10));
+        put_int(dec, ev, 0, load64(p));
+        put_int(dec, ev, 1, load16(p + 8));
+        put_int(dec, ev, 2, load16(p + 10));
     } else if (k == K_ARCH) {
         dec->word_bits = p[4];
-        put_int(dec, ev, 0, ld32(p));
+        put_int(dec, ev, 0, load32(p));
         put_int(dec, ev, 1, p[4]);
         put_int(dec, ev, 2, p[5]);
-        put_int(dec, ev, 3, ld32(p + 8));
+        put_int(dec, ev, 3, load32(p + 8));
         put_int(dec, ev, 4, p[12]);
         put_int(dec, ev, 5, p[13]);
     }
@@ -597,8 +577,8 @@ int etrace_dec_next(struct etrace_dec *dec, struct etrace_rec *rec,
                      "%" PRIu64 " left)", left);
             goto bad;
         }
-        type = ld16(dec->data + off);
-        len = ld32(dec->data + off + 4);
+        type = load16(dec->data + off);
+        len = load32(dec->data + off + 4);
         if (len > ETRACE_PAYLOAD_MAX) {
             snprintf(why, sizeof(why), "payload length %" PRIu32 " over "
                      "the limit (%u)", len, ETRACE_PAYLOAD_MAX);
@@ -610,7 +590,7 @@ int etrace_dec_next(struct etrace_dec *dec, struct etrace_rec *rec,
                      left - ETRACE_HDR_SIZE);
             goto bad;
         }
-        ret = decode_record(dec, type, ld16(dec->data + off + 2),
+        ret = decode_record(dec, type, load16(dec->data + off + 2),
                             dec->data + off + ETRACE_HDR_SIZE, len, rec, why,
                             sizeof(why));
         if (ret < 0) {

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "le.h"
 #include "chunk.h"
 #include "etrace.h"
 #include "packed.h"
@@ -90,29 +91,8 @@ struct qtrace_reader {
     struct etrace_dec *etr;         /* an etrace file (etrace.c), or NULL */
 };
 
-static inline uint16_t load16(const uint8_t *p)
-{
-    uint16_t v;
 
-    memcpy(&v, p, sizeof(v));
-    return le16toh(v);
-}
 
-static inline uint32_t load32(const uint8_t *p)
-{
-    uint32_t v;
-
-    memcpy(&v, p, sizeof(v));
-    return le32toh(v);
-}
-
-static inline uint64_t load64(const uint8_t *p)
-{
-    uint64_t v;
-
-    memcpy(&v, p, sizeof(v));
-    return le64toh(v);
-}
 
 /* Record the reason the reading stopped and hand it to the caller. */
 static int stop(struct qtrace_reader *rd, int ret, struct qtrace_err *err,

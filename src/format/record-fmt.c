@@ -13,33 +13,13 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "le.h"
 #include "qtrace/reader.h"
 
 /* ---- argument access (docs/format.md, "Layout rule") ---- */
 
-static uint16_t load16(const uint8_t *p)
-{
-    uint16_t v;
 
-    memcpy(&v, p, sizeof(v));
-    return le16toh(v);
-}
 
-static uint32_t load32(const uint8_t *p)
-{
-    uint32_t v;
-
-    memcpy(&v, p, sizeof(v));
-    return le32toh(v);
-}
-
-static uint64_t load64(const uint8_t *p)
-{
-    uint64_t v;
-
-    memcpy(&v, p, sizeof(v));
-    return le64toh(v);
-}
 
 /*
  * Integer value of argument arg, sign-extended for signed types; for STR

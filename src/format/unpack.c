@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "le.h"
 #include "packed.h"
 #include "qtrace/format.h"
 #include "unpack.h"
@@ -26,25 +27,8 @@ struct unpack_stream {
     uint32_t slot[PACKED_SLOTS];
 };
 
-static void store16(uint8_t *p, uint16_t v)
-{
-    v = htole16(v);
-    memcpy(p, &v, sizeof(v));
-}
 
-static void store64(uint8_t *p, uint64_t v)
-{
-    v = htole64(v);
-    memcpy(p, &v, sizeof(v));
-}
 
-static uint64_t load_le(const uint8_t *p, unsigned int size)
-{
-    uint64_t v = 0;
-
-    memcpy(&v, p, size);
-    return le64toh(v);
-}
 
 /* Offsets of the named arguments; false if one is missing or mistyped. */
 static bool find_fields(const struct qtrace_event_desc *ev,
@@ -133,7 +117,7 @@ void unpack_fini(struct unpacker *u)
 
 void unpack_note_tb(struct unpacker *u, const uint8_t *rec)
 {
-    uint64_t id = load_le(rec + u->tb_trans_tb, 4);
+    uint64_t id = load32(rec + u->tb_trans_tb);
 
     if (id >= u->tb_cap) {
         size_t cap = u->tb_cap ? u->tb_cap : 4096;
@@ -158,8 +142,8 @@ void unpack_note_tb(struct unpacker *u, const uint8_t *rec)
         memset(u->tb_insns + u->tb_cap, 0, (cap - u->tb_cap) * sizeof(*n));
         u->tb_cap = cap;
     }
-    u->tb_pc[id] = load_le(rec + u->tb_trans_pc, 8);
-    u->tb_insns[id] = (uint32_t)load_le(rec + u->tb_trans_n, 4);
+    u->tb_pc[id] = load64(rec + u->tb_trans_pc);
+    u->tb_insns[id] = (uint32_t)load32(rec + u->tb_trans_n);
 }
 
 int unpack_begin(struct unpacker *u, uint32_t stream)
@@ -236,7 +220,7 @@ static int make_block(struct unpacker *u, uint32_t id, char *why,
     store16(r + 2, u->exec_tb.size);
     store64(r + 8, s->icount);
     store64(r + u->exec_tb.off[0], u->tb_pc[id]);
-    memcpy(r + u->exec_tb.off[1], &(uint32_t){ htole32(id) }, 4);
+    store32(r + u->exec_tb.off[1], id);
     s->block_time = s->icount;
     s->block_pc = u->tb_pc[id];
     s->have_block = true;
@@ -380,9 +364,9 @@ int unpack_next(struct unpacker *u, const uint8_t *base, const uint8_t **pp,
         }
         *avail = (size_t)(end - *rec);
         if (u->lost_id && *avail >= sizeof(struct qtrace_rec) &&
-            load_le(*rec, 2) == u->lost_id) {
-            restart_stream(u->cur, load_le(*rec + 8, 8),
-                           (uint32_t)load_le(*rec + u->lost_insns, 4));
+            load16(*rec) == u->lost_id) {
+            restart_stream(u->cur, load64(*rec + 8),
+                           load32(*rec + u->lost_insns));
         }
         return 2;
     }
