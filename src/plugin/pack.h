@@ -1,28 +1,38 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Writing packed vCPU chunks (src/format/packed.h, docs/format.md): block
- * executions through the predictor, memory accesses as short packets and
- * every other record wrapped in a record packet. Hot path, inline: no
- * lock, no malloc, no call but the rare chunk hand-over.
+ * Packed vCPU streams (src/format/packed.h, docs/format.md) in two steps.
+ * A vCPU thread writes a staged stream: each block as its id, memory
+ * accesses as short packets and every other record wrapped in a record
+ * packet, with no lock, no malloc and no branch on the data. The writer
+ * thread then runs the block predictor over it (pack.c), on its own core,
+ * and hands the sinks the packed chunk the format defines.
  */
 #ifndef QTRACE_PLUGIN_PACK_H
 #define QTRACE_PLUGIN_PACK_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "../format/packed.h"
 #include "vbuf.h"
 
-/* Predictor state of one vCPU stream (docs/format.md). */
+/*
+ * A staged block packet: the tag, then the block id (4 bytes, little
+ * endian). It exists only between a vCPU and the writer thread, never in
+ * a file.
+ */
+#define PK_STAGED_BLOCK 0x84u
+#define PK_STAGED_BLOCK_SIZE 5u
+
+/* Chunk flag of the plugin's own (not a file flag): a staged stream. */
+#define CHUNK_STAGED 0x8000u
+
+/* What a vCPU keeps of its stream, for memory packets. */
 struct pack_state {
-    uint32_t prev;              /* last block id */
-    uint32_t prev2;             /* the one before */
-    uint32_t run;               /* predicted blocks not written yet */
     uint64_t last_vaddr;        /* base of the next access's delta */
     uint64_t block_pc;          /* pc of the last block */
-    uint32_t slot[PACKED_SLOTS];
 };
 
 /* A fresh state for a new stream (zeroed: the reader starts the same). */
@@ -39,51 +49,26 @@ static inline void pack_commit(struct vbuf *vb, uint8_t *q)
     }
 }
 
+/* pack_block() when the chunk is full: out of line. */
+void pack_block_slow(struct vbuf *vb, uint32_t id);
+
 /*
- * Every writer below reserves its bytes before it reads the state: with
- * lossy=on a reservation may drop the chunk and reset the state, and the
- * packet must then be made from the new state, as the reader will see it.
+ * One executed block: one 8-byte store of which 5 bytes are kept. The
+ * writer thread's predictor makes it cost bytes in the file only when it
+ * misses. The writer counts blocks; a vCPU counts only other records.
+ * A stream with memory packets also sets block_pc afterwards.
  */
-
-/* Write the pending predicted blocks, so that what follows keeps order. */
-static inline void pack_flush_run(struct pack_state *ps, struct vbuf *vb)
+static inline void pack_block(struct vbuf *vb, uint32_t id)
 {
-    uint8_t *p;
+    uint8_t *p = vb->pos;
+    uint64_t packet = PK_STAGED_BLOCK | (uint64_t)id << 8;
 
-    if (ps->run == 0) {
+    if (__builtin_expect(p + sizeof(packet) > vb->end, 0)) {
+        pack_block_slow(vb, id);
         return;
     }
-    p = vbuf_reserve(vb, PACKED_BLOCK_MAX);
-    *p = PK_RUN;
-    pack_commit(vb, packed_put_varint(p + 1, ps->run));
-    vbuf_count(vb, ps->run);
-    ps->run = 0;
-}
-
-/* One executed block: bytes only when the predictor misses. */
-static inline void pack_block(struct pack_state *ps, struct vbuf *vb,
-                              uint32_t id, uint64_t pc)
-{
-    if (ps->slot[packed_slot(ps->prev, ps->prev2)] == id) {
-        ps->run++;
-    } else {
-        uint8_t *p = vbuf_reserve(vb, PACKED_BLOCK_MAX);
-        int64_t delta = (int64_t)id - (int64_t)ps->prev;
-
-        ps->slot[packed_slot(ps->prev, ps->prev2)] = id;
-        if (ps->run <= PK_BLOCK_SHORT_MAX) {
-            *p++ = (uint8_t)ps->run;
-        } else {
-            *p++ = PK_BLOCK;
-            p = packed_put_varint(p, ps->run);
-        }
-        pack_commit(vb, packed_put_varint(p, packed_zigzag(delta)));
-        vbuf_count(vb, ps->run + 1);
-        ps->run = 0;
-    }
-    ps->prev2 = ps->prev;
-    ps->prev = id;
-    ps->block_pc = pc;
+    memcpy(p, &packet, sizeof(packet));
+    vb->pos = p + PK_STAGED_BLOCK_SIZE;
 }
 
 /*
@@ -91,12 +76,10 @@ static inline void pack_block(struct pack_state *ps, struct vbuf *vb,
  * zeros up to the next multiple of 8 (chunk data is 8-aligned, so the
  * record is too), then the record.
  */
-static inline void *pack_record(struct pack_state *ps, struct vbuf *vb,
-                                uint32_t size)
+static inline void *pack_record(struct vbuf *vb, uint32_t size)
 {
     uint8_t *p, *rec;
 
-    pack_flush_run(ps, vb);
     p = vbuf_reserve(vb, size + 8);
     rec = (uint8_t *)(((uintptr_t)p + 8) & ~(uintptr_t)7);
     *p = PK_RECORD;
@@ -115,7 +98,7 @@ static inline void *vbuf_record(struct vbuf *vb, uint32_t size)
     void *r;
 
     if (vb->pack) {
-        return pack_record(vb->pack, vb, size);
+        return pack_record(vb, size);
     }
     r = vbuf_reserve(vb, size);
     vbuf_count(vb, 1);
@@ -129,7 +112,6 @@ static inline void pack_mem(struct pack_state *ps, struct vbuf *vb,
 {
     uint8_t *p;
 
-    pack_flush_run(ps, vb);
     p = vbuf_reserve(vb, PACKED_MEM_MAX);
     *p++ = PK_MEM;
     p = packed_put_varint(p, idx);
@@ -141,5 +123,16 @@ static inline void pack_mem(struct pack_state *ps, struct vbuf *vb,
     pack_commit(vb, p);
     vbuf_count(vb, 1);
 }
+
+/*
+ * Writer thread: the packed chunk (QTRACE_CHUNK_PACKED) of a staged one,
+ * in a buffer of pack.c's that stays valid until the next call. NULL with
+ * a reason in why when memory runs out or the stream is malformed.
+ */
+const struct chunk *pack_transcode(const struct chunk *in, char *why,
+                                   size_t why_len);
+
+/* Records in a staged stream of len bytes: what a dropped chunk loses. */
+uint64_t pack_staged_records(const uint8_t *p, size_t len);
 
 #endif /* QTRACE_PLUGIN_PACK_H */

@@ -105,24 +105,44 @@ static void vcpu_tb_count(unsigned int vcpu_index, void *udata)
     }
 }
 
+/* Out of line: the raw encoding is not the common case. */
+static void __attribute__((noinline))
+emit_exec_tb(struct vcpu *vc, const struct tb_info *tb)
+{
+    struct qtrace_ev_exec_tb *r;
+
+    r = emit(vc, QTRACE_EV_EXEC_TB, sizeof(*r), vc->tb_time);
+    r->pc = tb->pc;
+    r->tb = tb->id;
+}
+
 static void vcpu_tb_exec(unsigned int vcpu_index, void *udata)
 {
     const struct tb_info *tb = udata;
     struct vcpu *vc = vcpu_of(vcpu_index);
-    struct qtrace_ev_exec_tb *r;
 
     if (!vc) {
         return;
     }
     vc->tb_time = vc->icount;
     vc->icount += tb->n_insns;
-    if (vc->buf.pack) {
-        pack_block(vc->buf.pack, &vc->buf, tb->id, tb->pc);
-        return;
+    if (__builtin_expect(vc->buf.pack != NULL, 1)) {
+        pack_block(&vc->buf, tb->id);
+    } else {
+        emit_exec_tb(vc, tb);
     }
-    r = emit(vc, QTRACE_EV_EXEC_TB, sizeof(*r), vc->tb_time);
-    r->pc = tb->pc;
-    r->tb = tb->id;
+}
+
+/* The same when memory packets follow: they are relative to the block. */
+static void vcpu_tb_exec_mem(unsigned int vcpu_index, void *udata)
+{
+    const struct tb_info *tb = udata;
+    struct vcpu *vc = vcpu_of(vcpu_index);
+
+    vcpu_tb_exec(vcpu_index, udata);
+    if (vc && vc->buf.pack) {
+        vc->buf.pack->block_pc = tb->pc;
+    }
 }
 
 /* The same two with the call tracker: its records come first. */
@@ -145,7 +165,7 @@ static void vcpu_tb_exec_calls(unsigned int vcpu_index, void *udata)
 
     if (vc) {
         calls_tb_start(vcpu_index, tb, vc->icount);
-        vcpu_tb_exec(vcpu_index, udata);
+        vcpu_tb_exec_mem(vcpu_index, udata);
     }
 }
 
@@ -349,9 +369,9 @@ static void vcpu_syscall_ret(qemu_plugin_id_t id, unsigned int vcpu_index,
 /* ---- vCPU life cycle ---- */
 
 /*
- * lossy=on dropped this vCPU's chunk: the records not yet written go
- * too, the predictor starts over (the reader resets its own at the lost
- * record) and the record marks the gap.
+ * lossy=on dropped this vCPU's chunk: the packed stream starts over (the
+ * writer's predictor and the reader's reset at the lost record) and the
+ * record marks the gap.
  */
 static void vcpu_dropped(struct vbuf *vb, uint64_t lost)
 {
@@ -360,8 +380,6 @@ static void vcpu_dropped(struct vbuf *vb, uint64_t lost)
     struct qtrace_ev_lost *r;
 
     if (vc->buf.pack) {
-        lost += vc->buf.pack->run;
-        writer_count_lost(vc->buf.pack->run);
         pack_reset(vc->buf.pack);
     }
     r = emit(vc, QTRACE_EV_LOST, sizeof(*r), vc->tb_time);
@@ -369,12 +387,9 @@ static void vcpu_dropped(struct vbuf *vb, uint64_t lost)
     r->block_insns = (uint32_t)(vc->icount - vc->tb_time);
 }
 
-/* End a stream: pending predicted blocks, then the last chunk. */
+/* End a stream: its last chunk goes to the writer. */
 static void stop_stream(struct vcpu *vc)
 {
-    if (vc->buf.pack) {
-        pack_flush_run(vc->buf.pack, &vc->buf);
-    }
     vbuf_stop(&vc->buf);
 }
 
@@ -408,7 +423,7 @@ static void vcpu_init(qemu_plugin_id_t id, unsigned int vcpu_index)
     vc->buf.lossy = qt.opts.lossy;
     vc->buf.on_drop = vcpu_dropped;
     vbuf_start(&vc->buf, vcpu_index, atomic_fetch_add(&qt.next_stream, 1),
-               vc->buf.pack ? QTRACE_CHUNK_PACKED : 0);
+               vc->buf.pack ? CHUNK_STAGED : 0);
     vc->live = true;
     if (qt.trace_calls) {
         calls_vcpu_start(vcpu_index, &vc->buf);
@@ -577,7 +592,10 @@ static qemu_plugin_vcpu_udata_cb_t pick_tb_cb(void)
     if (qt.trace_calls) {
         return qt.trace_exec_tb ? vcpu_tb_exec_calls : vcpu_tb_count_calls;
     }
-    return qt.trace_exec_tb ? vcpu_tb_exec : vcpu_tb_count;
+    if (!qt.trace_exec_tb) {
+        return vcpu_tb_count;
+    }
+    return qt.pack_mem ? vcpu_tb_exec_mem : vcpu_tb_exec;
 }
 
 static void vcpu_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "qtrace/format.h"
+#include "pack.h"
 #include "vbuf.h"
 #include "writer.h"
 
@@ -67,7 +68,11 @@ void vbuf_stop(struct vbuf *vb)
  */
 static void drop_contents(struct vbuf *vb)
 {
-    uint64_t lost = vb->n_records;
+    /* A staged stream counts its blocks only on the writer thread. */
+    uint64_t lost = (vb->flags & CHUNK_STAGED) ?
+        pack_staged_records(vb->chunk->data,
+                            (size_t)(vb->pos - vb->chunk->data)) :
+        vb->n_records;
 
     vb->n_records = 0;
     vb->pos = vb->chunk->data;

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "qtrace/format.h"
+#include "pack.h"
 #include "sink.h"
 #include "writer.h"
 
@@ -215,6 +216,25 @@ static void write_to_sinks(const struct chunk *c)
     }
 }
 
+/* A vCPU chunk; a staged one is packed here, off the vCPU's thread. */
+static void write_vcpu_chunk(const struct chunk *c)
+{
+    const struct chunk *packed;
+    char why[160];
+
+    if (!(c->flags & CHUNK_STAGED)) {
+        write_to_sinks(c);
+        return;
+    }
+    packed = pack_transcode(c, why, sizeof(why));
+    if (!packed) {
+        fprintf(stderr, "qtrace: %s: chunk not written\n", why);
+        writer_count_lost(pack_staged_records(c->data, c->len));
+        return;
+    }
+    write_to_sinks(packed);
+}
+
 /*
  * Write the pending translations. Called before every vCPU chunk: the
  * translations of any block that chunk executed were reserved before the
@@ -306,7 +326,7 @@ static void *writer_main(void *arg)
         pthread_mutex_unlock(&w.lock);
 
         flush_trans();
-        write_to_sinks(c);
+        write_vcpu_chunk(c);
 
         pthread_mutex_lock(&w.lock);
         recycle_locked(c);

@@ -1,0 +1,261 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The writer thread's half of the packed encoding (see pack.h): runs the
+ * block predictor of docs/format.md over a staged vCPU chunk and writes
+ * the packed chunk the reader expands, packet for packet in the same
+ * order. Also the block half of a vCPU's slow path.
+ */
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "qtrace-events.h"
+#include "qtrace/format.h"
+#include "../format/le.h"
+#include "pack.h"
+
+#define PRED_VCPUS 4096             /* as many as the plugin traces */
+
+/* The predictor of one vCPU stream, as the reader runs it. */
+struct predictor {
+    uint32_t stream;                /* whose history this is */
+    uint32_t prev, prev2;           /* last two blocks */
+    uint32_t run;                   /* predicted blocks not written yet */
+    uint32_t slot[PACKED_SLOTS];
+};
+
+/* Writer thread only. */
+static struct predictor *preds[PRED_VCPUS];
+static struct chunk *out;
+
+enum packet_kind { PACKET_BAD, PACKET_BLOCK, PACKET_RECORD, PACKET_MEM };
+
+void pack_block_slow(struct vbuf *vb, uint32_t id)
+{
+    uint64_t packet = PK_STAGED_BLOCK | (uint64_t)id << 8;
+    uint8_t *p = vbuf_reserve(vb, sizeof(packet));
+
+    memcpy(p, &packet, sizeof(packet));
+    pack_commit(vb, p + PK_STAGED_BLOCK_SIZE);
+}
+
+/*
+ * The packet at p (before end) of a staged stream based at base: its kind
+ * and where the next one starts; for a record, where the record is.
+ */
+static enum packet_kind next_packet(const uint8_t *base, const uint8_t *p,
+                                    const uint8_t *end, const uint8_t **next,
+                                    const uint8_t **rec)
+{
+    uint64_t v;
+    size_t size;
+
+    switch (*p++) {
+    case PK_STAGED_BLOCK:
+        *next = p + 4;
+        return *next <= end ? PACKET_BLOCK : PACKET_BAD;
+    case PK_RECORD:
+        *rec = base + ((size_t)(p - base) + 7) / 8 * 8;
+        if (*rec + sizeof(struct qtrace_rec) > end) {
+            return PACKET_BAD;
+        }
+        size = load16(*rec + 2);
+        if (size < sizeof(struct qtrace_rec) || size % 8 ||
+            size > (size_t)(end - *rec)) {
+            return PACKET_BAD;
+        }
+        *next = *rec + size;
+        return PACKET_RECORD;
+    case PK_MEM:
+        if (packed_get_varint(&p, end, &v) < 0 ||
+            packed_get_varint(&p, end, &v) < 0 || p >= end) {
+            return PACKET_BAD;
+        }
+        p++;
+        if (packed_get_varint(&p, end, &v) < 0) {
+            return PACKET_BAD;
+        }
+        *next = p;
+        return PACKET_MEM;
+    default:
+        return PACKET_BAD;
+    }
+}
+
+uint64_t pack_staged_records(const uint8_t *p, size_t len)
+{
+    const uint8_t *base = p, *end = p + len, *rec;
+    uint64_t n = 0;
+
+    while (p < end && next_packet(base, p, end, &p, &rec) != PACKET_BAD) {
+        n++;
+    }
+    return n;
+}
+
+static void predictor_reset(struct predictor *pr, uint32_t stream)
+{
+    memset(pr, 0, sizeof(*pr));
+    pr->stream = stream;
+}
+
+/* The predictor of in's stream; a new stream starts from zero. */
+static struct predictor *predictor_of(const struct chunk *in)
+{
+    struct predictor *pr;
+
+    if (in->vcpu >= PRED_VCPUS) {
+        return NULL;
+    }
+    pr = preds[in->vcpu];
+    if (!pr) {
+        pr = malloc(sizeof(*pr));
+        if (!pr) {
+            return NULL;
+        }
+        predictor_reset(pr, in->stream);
+        preds[in->vcpu] = pr;
+    } else if (pr->stream != in->stream) {
+        predictor_reset(pr, in->stream);
+    }
+    return pr;
+}
+
+/* The pending predicted blocks, before a packet that must follow them. */
+static uint8_t *put_run(struct predictor *pr, uint8_t *q, uint64_t *n)
+{
+    if (pr->run) {
+        *q++ = PK_RUN;
+        q = packed_put_varint(q, pr->run);
+        *n += pr->run;
+        pr->run = 0;
+    }
+    return q;
+}
+
+/*
+ * The staged blocks from *pp on, up to the first other packet: the hot
+ * loop of the writer thread, with the predictor's history in registers.
+ */
+static uint8_t *put_blocks(struct predictor *pr, const uint8_t **pp,
+                           const uint8_t *end, uint8_t *q, uint64_t *n)
+{
+    const uint8_t *p = *pp;
+    uint32_t prev = pr->prev, prev2 = pr->prev2, run = pr->run;
+
+    while (end - p >= (ptrdiff_t)PK_STAGED_BLOCK_SIZE &&
+           *p == PK_STAGED_BLOCK) {
+        uint32_t id = load32(p + 1);
+        uint32_t *slot = &pr->slot[packed_slot(prev, prev2)];
+
+        p += PK_STAGED_BLOCK_SIZE;
+        if (*slot == id) {
+            run++;
+        } else {
+            *slot = id;
+            if (run <= PK_BLOCK_SHORT_MAX) {
+                *q++ = (uint8_t)run;
+            } else {
+                *q++ = PK_BLOCK;
+                q = packed_put_varint(q, run);
+            }
+            q = packed_put_varint(q, packed_zigzag((int64_t)id -
+                                                   (int64_t)prev));
+            *n += run + 1;
+            run = 0;
+        }
+        prev2 = prev;
+        prev = id;
+    }
+    pr->prev = prev;
+    pr->prev2 = prev2;
+    pr->run = run;
+    *pp = p;
+    return q;
+}
+
+/* A record packet, re-aligned to the output (whose data is 8-aligned). */
+static uint8_t *put_record(uint8_t *q, const uint8_t *rec)
+{
+    size_t size = load16(rec + 2);
+
+    *q++ = PK_RECORD;
+    while ((size_t)(q - out->data) % 8) {
+        *q++ = 0;
+    }
+    memcpy(q, rec, size);
+    return q + size;
+}
+
+/*
+ * Room for the packed form: a staged block (5 bytes) becomes at most 6, a
+ * record packet grows by at most 7 bytes of padding, and a run is written
+ * only after blocks that wrote nothing; twice the input is plenty.
+ */
+static bool out_fits(size_t in_len)
+{
+    size_t need = 2 * in_len + 64;
+
+    if (out && out->cap >= need) {
+        return true;
+    }
+    free(out);
+    out = malloc(sizeof(*out) + need);
+    if (!out) {
+        return false;
+    }
+    memset(out, 0, sizeof(*out));
+    out->cap = (uint32_t)need;
+    return true;
+}
+
+const struct chunk *pack_transcode(const struct chunk *in, char *why,
+                                   size_t why_len)
+{
+    const uint8_t *p = in->data, *end = in->data + in->len, *next, *rec;
+    struct predictor *pr = predictor_of(in);
+    uint64_t n = 0;
+    uint8_t *q;
+
+    if (!pr || !out_fits(in->len)) {
+        snprintf(why, why_len, "vCPU %u: out of memory", in->vcpu);
+        return NULL;
+    }
+    q = out->data;
+    while (p < end) {
+        q = put_blocks(pr, &p, end, q, &n);
+        if (p == end) {
+            break;
+        }
+        switch (next_packet(in->data, p, end, &next, &rec)) {
+        case PACKET_RECORD:
+            q = put_record(put_run(pr, q, &n), rec);
+            n++;
+            /* The reader starts its stream over at a lost record. */
+            if (load16(rec) == QTRACE_EV_LOST) {
+                predictor_reset(pr, in->stream);
+            }
+            break;
+        case PACKET_MEM:
+            q = put_run(pr, q, &n);
+            memcpy(q, p, (size_t)(next - p));
+            q += next - p;
+            n++;
+            break;
+        default:
+            snprintf(why, why_len, "vCPU %u: bad staged packet 0x%02x at "
+                     "byte %zu", in->vcpu, *p, (size_t)(p - in->data));
+            return NULL;
+        }
+        p = next;
+    }
+    q = put_run(pr, q, &n);
+    out->vcpu = in->vcpu;
+    out->stream = in->stream;
+    out->flags = (uint16_t)((in->flags & ~CHUNK_STAGED) |
+                            QTRACE_CHUNK_PACKED);
+    out->len = (uint32_t)(q - out->data);
+    out->n_records = (uint32_t)n;
+    return out;
+}
