@@ -221,7 +221,7 @@ static const struct option_desc option_table[] = {
     { "lossy", parse_lossy,
       "on|off     on: when every buffer is full, drop the vCPU's chunk "
       "and record how many records were lost, instead of waiting" },
-    { "chunk", parse_chunk, "SIZE       per-vCPU buffer (default 256k)" },
+    { "chunk", parse_chunk, "SIZE       per-vCPU buffer (default 1M)" },
     { "buffer", parse_buffer,
       "SIZE       all buffers together (default 64M); a full buffer "
       "makes the vCPU wait" },
@@ -244,7 +244,11 @@ void options_init(struct options *opts, const struct qtrace_catalog *cat)
     memset(opts, 0, sizeof(*opts));
     evsel_init(&opts->sel, cat);
     filter_init(&opts->filter);
-    opts->chunk_bytes = 256u << 10;
+    /*
+     * Each full chunk wakes the writer thread; on a virtual machine that
+     * wake-up costs tens of microseconds, so chunks are big.
+     */
+    opts->chunk_bytes = 1u << 20;
     opts->packed = true;
     opts->buffer_bytes = 64u << 20;
     opts->etrace_flags = ETRACE_F_EXEC;

@@ -29,32 +29,33 @@ struct predictor {
 static struct predictor *preds[PRED_VCPUS];
 static struct chunk *out;
 
-enum packet_kind { PACKET_BAD, PACKET_BLOCK, PACKET_RECORD, PACKET_MEM };
+enum packet_kind { PACKET_BAD, PACKET_RECORD, PACKET_MEM };
 
 void pack_block_slow(struct vbuf *vb, uint32_t id)
 {
-    uint64_t packet = PK_STAGED_BLOCK | (uint64_t)id << 8;
-    uint8_t *p = vbuf_reserve(vb, sizeof(packet));
+    uint8_t *p = vbuf_reserve(vb, STAGED_WORD);
 
-    memcpy(p, &packet, sizeof(packet));
-    pack_commit(vb, p + PK_STAGED_BLOCK_SIZE);
+    memcpy(p, &id, STAGED_WORD);
+    pack_commit(vb, p + STAGED_WORD);
 }
 
 /*
- * The packet at p (before end) of a staged stream based at base: its kind
- * and where the next one starts; for a record, where the record is.
+ * The packed-format packet at p (before end) that follows an escape word
+ * of a staged stream based at base: its kind and its end; for a record,
+ * where the record is.
  */
-static enum packet_kind next_packet(const uint8_t *base, const uint8_t *p,
-                                    const uint8_t *end, const uint8_t **next,
-                                    const uint8_t **rec)
+static enum packet_kind escaped_packet(const uint8_t *base, const uint8_t *p,
+                                       const uint8_t *end,
+                                       const uint8_t **next,
+                                       const uint8_t **rec)
 {
     uint64_t v;
     size_t size;
 
+    if (p >= end) {
+        return PACKET_BAD;
+    }
     switch (*p++) {
-    case PK_STAGED_BLOCK:
-        *next = p + 4;
-        return *next <= end ? PACKET_BLOCK : PACKET_BAD;
     case PK_RECORD:
         *rec = base + ((size_t)(p - base) + 7) / 8 * 8;
         if (*rec + sizeof(struct qtrace_rec) > end) {
@@ -83,12 +84,27 @@ static enum packet_kind next_packet(const uint8_t *base, const uint8_t *p,
     }
 }
 
+/* Where the word after an escaped packet ending at p starts. */
+static const uint8_t *next_word(const uint8_t *base, const uint8_t *p)
+{
+    return base + ((size_t)(p - base) + STAGED_WORD - 1) / STAGED_WORD *
+        STAGED_WORD;
+}
+
 uint64_t pack_staged_records(const uint8_t *p, size_t len)
 {
-    const uint8_t *base = p, *end = p + len, *rec;
+    const uint8_t *base = p, *end = p + len, *next, *rec;
     uint64_t n = 0;
 
-    while (p < end && next_packet(base, p, end, &p, &rec) != PACKET_BAD) {
+    while (end - p >= (ptrdiff_t)STAGED_WORD) {
+        if (load32(p) != STAGED_ESCAPE) {
+            p += STAGED_WORD;
+        } else if (escaped_packet(base, p + STAGED_WORD, end, &next,
+                                  &rec) != PACKET_BAD) {
+            p = next_word(base, next);
+        } else {
+            break;
+        }
         n++;
     }
     return n;
@@ -135,8 +151,8 @@ static uint8_t *put_run(struct predictor *pr, uint8_t *q, uint64_t *n)
 }
 
 /*
- * The staged blocks from *pp on, up to the first other packet: the hot
- * loop of the writer thread, with the predictor's history in registers.
+ * The staged blocks from *pp on, up to the first escape: the hot loop of
+ * the writer thread, with the predictor's history in registers.
  */
 static uint8_t *put_blocks(struct predictor *pr, const uint8_t **pp,
                            const uint8_t *end, uint8_t *q, uint64_t *n)
@@ -144,12 +160,14 @@ static uint8_t *put_blocks(struct predictor *pr, const uint8_t **pp,
     const uint8_t *p = *pp;
     uint32_t prev = pr->prev, prev2 = pr->prev2, run = pr->run;
 
-    while (end - p >= (ptrdiff_t)PK_STAGED_BLOCK_SIZE &&
-           *p == PK_STAGED_BLOCK) {
-        uint32_t id = load32(p + 1);
-        uint32_t *slot = &pr->slot[packed_slot(prev, prev2)];
+    while (end - p >= (ptrdiff_t)STAGED_WORD) {
+        uint32_t id = load32(p), *slot;
 
-        p += PK_STAGED_BLOCK_SIZE;
+        if (id == STAGED_ESCAPE) {
+            break;
+        }
+        p += STAGED_WORD;
+        slot = &pr->slot[packed_slot(prev, prev2)];
         if (*slot == id) {
             run++;
         } else {
@@ -189,7 +207,7 @@ static uint8_t *put_record(uint8_t *q, const uint8_t *rec)
 }
 
 /*
- * Room for the packed form: a staged block (5 bytes) becomes at most 6, a
+ * Room for the packed form: a staged block (4 bytes) becomes at most 6, a
  * record packet grows by at most 7 bytes of padding, and a run is written
  * only after blocks that wrote nothing; twice the input is plenty.
  */
@@ -223,15 +241,15 @@ const struct chunk *pack_transcode(const struct chunk *in, char *why,
         return NULL;
     }
     q = out->data;
-    while (p < end) {
+    for (;;) {
         q = put_blocks(pr, &p, end, q, &n);
         if (p == end) {
             break;
         }
-        switch (next_packet(in->data, p, end, &next, &rec)) {
+        switch (escaped_packet(in->data, p + STAGED_WORD, end, &next,
+                               &rec)) {
         case PACKET_RECORD:
             q = put_record(put_run(pr, q, &n), rec);
-            n++;
             /* The reader starts its stream over at a lost record. */
             if (load16(rec) == QTRACE_EV_LOST) {
                 predictor_reset(pr, in->stream);
@@ -239,16 +257,16 @@ const struct chunk *pack_transcode(const struct chunk *in, char *why,
             break;
         case PACKET_MEM:
             q = put_run(pr, q, &n);
-            memcpy(q, p, (size_t)(next - p));
-            q += next - p;
-            n++;
+            memcpy(q, p + STAGED_WORD, (size_t)(next - p - STAGED_WORD));
+            q += next - p - STAGED_WORD;
             break;
         default:
-            snprintf(why, why_len, "vCPU %u: bad staged packet 0x%02x at "
-                     "byte %zu", in->vcpu, *p, (size_t)(p - in->data));
+            snprintf(why, why_len, "vCPU %u: bad staged packet at byte %zu",
+                     in->vcpu, (size_t)(p - in->data));
             return NULL;
         }
-        p = next;
+        n++;
+        p = next_word(in->data, next);
     }
     q = put_run(pr, q, &n);
     out->vcpu = in->vcpu;

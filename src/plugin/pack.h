@@ -19,12 +19,13 @@
 #include "vbuf.h"
 
 /*
- * A staged block packet: the tag, then the block id (4 bytes, little
- * endian). It exists only between a vCPU and the writer thread, never in
- * a file.
+ * The staged stream, which exists only between a vCPU and the writer
+ * thread, never in a file, is made of 4-byte words: a block is its id
+ * (below STAGED_ESCAPE); STAGED_ESCAPE is followed by one record or
+ * memory packet of the packed format, then zeros up to the next word.
  */
-#define PK_STAGED_BLOCK 0x84u
-#define PK_STAGED_BLOCK_SIZE 5u
+#define STAGED_ESCAPE 0xffffffffu
+#define STAGED_WORD 4u
 
 /* Chunk flag of the plugin's own (not a file flag): a staged stream. */
 #define CHUNK_STAGED 0x8000u
@@ -49,26 +50,35 @@ static inline void pack_commit(struct vbuf *vb, uint8_t *q)
     }
 }
 
+/*
+ * One executed block: one aligned 4-byte store. The writer thread's
+ * predictor makes it cost bytes in the file only when it misses. The
+ * writer counts blocks; a vCPU counts only other records. Returns false,
+ * having written nothing, when the chunk is full: pack_block_slow() then.
+ * A stream with memory packets also sets block_pc afterwards.
+ */
+static inline bool pack_block(struct vbuf *vb, uint32_t id)
+{
+    uint8_t *p = vb->pos;
+
+    if (__builtin_expect(p + STAGED_WORD > vb->end, 0)) {
+        return false;
+    }
+    memcpy(p, &id, STAGED_WORD);
+    vb->pos = p + STAGED_WORD;
+    return true;
+}
+
 /* pack_block() when the chunk is full: out of line. */
 void pack_block_slow(struct vbuf *vb, uint32_t id);
 
-/*
- * One executed block: one 8-byte store of which 5 bytes are kept. The
- * writer thread's predictor makes it cost bytes in the file only when it
- * misses. The writer counts blocks; a vCPU counts only other records.
- * A stream with memory packets also sets block_pc afterwards.
- */
-static inline void pack_block(struct vbuf *vb, uint32_t id)
+/* Zeros from q up to the next word: the end of an escaped packet. */
+static inline uint8_t *staged_pad(uint8_t *q)
 {
-    uint8_t *p = vb->pos;
-    uint64_t packet = PK_STAGED_BLOCK | (uint64_t)id << 8;
-
-    if (__builtin_expect(p + sizeof(packet) > vb->end, 0)) {
-        pack_block_slow(vb, id);
-        return;
+    while ((uintptr_t)q % STAGED_WORD) {
+        *q++ = 0;
     }
-    memcpy(p, &packet, sizeof(packet));
-    vb->pos = p + PK_STAGED_BLOCK_SIZE;
+    return q;
 }
 
 /*
@@ -78,9 +88,12 @@ static inline void pack_block(struct vbuf *vb, uint32_t id)
  */
 static inline void *pack_record(struct vbuf *vb, uint32_t size)
 {
+    uint32_t escape = STAGED_ESCAPE;
     uint8_t *p, *rec;
 
-    p = vbuf_reserve(vb, size + 8);
+    p = vbuf_reserve(vb, STAGED_WORD + size + 8);
+    memcpy(p, &escape, STAGED_WORD);
+    p += STAGED_WORD;
     rec = (uint8_t *)(((uintptr_t)p + 8) & ~(uintptr_t)7);
     *p = PK_RECORD;
     memset(p + 1, 0, (size_t)(rec - p - 1));
@@ -110,9 +123,12 @@ static inline void pack_mem(struct pack_state *ps, struct vbuf *vb,
                             uint32_t idx, uint64_t pc, uint8_t info,
                             uint64_t vaddr)
 {
+    uint32_t escape = STAGED_ESCAPE;
     uint8_t *p;
 
-    p = vbuf_reserve(vb, PACKED_MEM_MAX);
+    p = vbuf_reserve(vb, STAGED_WORD + PACKED_MEM_MAX + STAGED_WORD);
+    memcpy(p, &escape, STAGED_WORD);
+    p += STAGED_WORD;
     *p++ = PK_MEM;
     p = packed_put_varint(p, idx);
     p = packed_put_varint(p, pc - ps->block_pc);
@@ -120,7 +136,7 @@ static inline void pack_mem(struct pack_state *ps, struct vbuf *vb,
     p = packed_put_varint(p, packed_zigzag((int64_t)(vaddr -
                                                      ps->last_vaddr)));
     ps->last_vaddr = vaddr;
-    pack_commit(vb, p);
+    pack_commit(vb, staged_pad(p));
     vbuf_count(vb, 1);
 }
 

@@ -105,17 +105,30 @@ static void vcpu_tb_count(unsigned int vcpu_index, void *udata)
     }
 }
 
-/* Out of line: the raw encoding is not the common case. */
+/*
+ * A block whose record does not fit in the fast path: the chunk is full,
+ * or the stream is raw. Knows the block's start time from its length.
+ */
 static void __attribute__((noinline))
-emit_exec_tb(struct vcpu *vc, const struct tb_info *tb)
+exec_tb_slow(struct vcpu *vc, const struct tb_info *tb)
 {
     struct qtrace_ev_exec_tb *r;
 
+    vc->tb_time = vc->icount - tb->n_insns;
+    if (vc->buf.pack) {
+        pack_block_slow(&vc->buf, tb->id);
+        return;
+    }
     r = emit(vc, QTRACE_EV_EXEC_TB, sizeof(*r), vc->tb_time);
     r->pc = tb->pc;
     r->tb = tb->id;
 }
 
+/*
+ * The block trace alone. The start of the block (tb_time) is kept only
+ * where a record needs it: not here, where every record's time is the
+ * instruction count after the block.
+ */
 static void vcpu_tb_exec(unsigned int vcpu_index, void *udata)
 {
     const struct tb_info *tb = udata;
@@ -124,12 +137,22 @@ static void vcpu_tb_exec(unsigned int vcpu_index, void *udata)
     if (!vc) {
         return;
     }
-    vc->tb_time = vc->icount;
     vc->icount += tb->n_insns;
-    if (__builtin_expect(vc->buf.pack != NULL, 1)) {
-        pack_block(&vc->buf, tb->id);
-    } else {
-        emit_exec_tb(vc, tb);
+    if (__builtin_expect(vc->buf.pack != NULL, 1) &&
+        pack_block(&vc->buf, tb->id)) {
+        return;
+    }
+    exec_tb_slow(vc, tb);
+}
+
+/* The same where instruction and access records need the block start. */
+static void vcpu_tb_exec_timed(unsigned int vcpu_index, void *udata)
+{
+    struct vcpu *vc = vcpu_of(vcpu_index);
+
+    if (vc) {
+        vc->tb_time = vc->icount;
+        vcpu_tb_exec(vcpu_index, udata);
     }
 }
 
@@ -139,7 +162,7 @@ static void vcpu_tb_exec_mem(unsigned int vcpu_index, void *udata)
     const struct tb_info *tb = udata;
     struct vcpu *vc = vcpu_of(vcpu_index);
 
-    vcpu_tb_exec(vcpu_index, udata);
+    vcpu_tb_exec_timed(vcpu_index, udata);
     if (vc && vc->buf.pack) {
         vc->buf.pack->block_pc = tb->pc;
     }
@@ -595,7 +618,14 @@ static qemu_plugin_vcpu_udata_cb_t pick_tb_cb(void)
     if (!qt.trace_exec_tb) {
         return vcpu_tb_count;
     }
-    return qt.pack_mem ? vcpu_tb_exec_mem : vcpu_tb_exec;
+    if (qt.pack_mem) {
+        return vcpu_tb_exec_mem;
+    }
+    /* A lost record after a drop is stamped with the block start too. */
+    if (qt.trace_exec_insn || qt.trace_mem || qt.opts.lossy) {
+        return vcpu_tb_exec_timed;
+    }
+    return vcpu_tb_exec;
 }
 
 static void vcpu_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
@@ -864,8 +894,8 @@ static void choose_instrumentation(void)
     }
     /* Memory packets carry no value: a QEMU that gives them gets records. */
     qt.mem_values = qc_api() >= 4 && qemu_plugin_mem_get_value;
-    qt.pack_mem = qt.packed && qt.trace_exec_tb && !qt.system_mode &&
-                  !qt.mem_values;
+    qt.pack_mem = qt.packed && qt.trace_exec_tb && qt.trace_mem &&
+                  !qt.system_mode && !qt.mem_values;
 }
 
 /* "PATH: reason" becomes "out=PATH: reason", naming the option. */

@@ -14,7 +14,7 @@
  * Records reserved after tracing stopped land here and are counted as
  * lost. Shared by every vCPU and never read, so races on it are harmless.
  */
-static uint8_t scratch[QTRACE_REC_MAX + QTRACE_REC_ALIGN]
+static uint8_t scratch[QTRACE_REC_MAX + 4 * QTRACE_REC_ALIGN]
     __attribute__((aligned(8)));
 
 static void attach(struct vbuf *vb, struct chunk *c)

@@ -65,7 +65,7 @@ static void test_options_defaults_without_arguments(void **state)
     assert_int_equal(parse(fx, argv), 0);
     assert_null(fx->opts.out);
     assert_null(fx->opts.log);
-    assert_int_equal(fx->opts.chunk_bytes, 256 << 10);
+    assert_int_equal(fx->opts.chunk_bytes, 1 << 20);
     assert_int_equal(fx->opts.buffer_bytes, 64 << 20);
     assert_true(evsel_is_enabled(&fx->opts.sel, 1));
     assert_false(evsel_is_enabled(&fx->opts.sel, 2));
