@@ -22,8 +22,12 @@ import time
 # name: (plugin options or None for plain QEMU, what it stands for). The
 # modes listed in EXECLOG_ONLY write gigabytes a second: they run on a
 # smaller short-block workload only, to compare with execlog's layout.
+# The FLOORS run bench/floor.c instead of qtrace, on the first workload
+# only: what QEMU itself charges for each way of hooking blocks.
 EXECLOG_ONLY = ("insns+mem", "text-log")
 EXECLOG_COMPARE = ("plain", "blocks+mem", "insns+mem", "text-log")
+FLOORS = ("floor:inline", "floor:callback", "floor:append8")
+EXECLOG_WORKLOAD = "short-blocks/8"
 MODES = [
     ("plain", None, "QEMU without a plugin"),
     ("counts", "events=tb_count;tb_trans",
@@ -36,6 +40,10 @@ MODES = [
      "every instruction and access (execlog's information)"),
     ("text-log", "log={dir}/exec.log,events=-tb_trans",
      "execlog-style text log of every instruction"),
+    ("floor:inline", "inline=on", "QEMU's inline add per block, no callback"),
+    ("floor:callback", "", "an empty callback per block"),
+    ("floor:append8", "append=on",
+     "a callback appending 8 bytes per block to a ring, no I/O"),
 ]
 
 
@@ -56,14 +64,17 @@ def workloads(build, work):
     if xz:
         items.append(("xz -1 (1 MB)", [xz, "-T1", "-1", "-c", xz_input]))
     # Last: the execlog comparison, on 1/8 of the short-block work.
-    items.append(("short-blocks/8", [blocks, "5000000"]))
+    items.append((EXECLOG_WORKLOAD, [blocks, "5000000"]))
     return items
 
 
-def run_once(argv, plugin, opts, trace):
+def run_once(args, argv, mode, opts, trace):
     """Run argv under qemu-x86_64; returns (seconds, peak RSS in KiB)."""
     cmd = ["qemu-x86_64"]
-    if opts is not None and "log=" in opts:
+    plugin = args.plugin
+    if mode in FLOORS:
+        cmd += ["-plugin", ",".join(filter(None, [args.floor, opts]))]
+    elif opts is not None and "log=" in opts:
         cmd += ["-plugin", f"{plugin},{opts}"]      # the text log alone
     elif opts is not None:
         cmd += ["-plugin", f"{plugin},out={trace},{opts}"]
@@ -134,7 +145,7 @@ def bench_workload(args, name, argv, modes, work, keep):
             trace = os.path.join(work, f"{mode}.qtr")
             if opts is not None:
                 opts = opts.format(dir=work)
-            sec, peak = run_once(argv, args.plugin, opts, trace)
+            sec, peak = run_once(args, argv, mode, opts, trace)
             times[mode].append(sec)
             rss[mode] = max(rss[mode], peak)
             if rnd == args.rounds - 1:
@@ -196,6 +207,8 @@ def bench_reader(args, trace):
     commands = [
         ("qtrace info", [args.qtrace, "info", trace]),
         ("qtrace dump > /dev/null", [args.qtrace, "dump", trace]),
+        ("qtrace convert --to etrace", [args.qtrace, "convert", "--to",
+                                        "etrace", trace, os.devnull]),
     ]
     for label, cmd in commands:
         secs = []
@@ -217,12 +230,15 @@ def main():
     args.plugin = os.path.abspath(
         os.path.join(args.build, "src/plugin/libqtrace.so"))
     args.qtrace = os.path.abspath(os.path.join(args.build, "src/cli/qtrace"))
+    args.floor = os.path.abspath(os.path.join(args.build,
+                                              "bench/libfloor.so"))
     if shutil.which("qemu-x86_64") is None:
         sys.exit("bench: qemu-x86_64 not found (Debian package qemu-user)")
 
     with tempfile.TemporaryDirectory(prefix="qtrace-bench.") as work:
         modes = [m for m in MODES
-                 if m[1] is None or mode_supported(args.plugin,
+                 if m[1] is None or m[0] in FLOORS
+                 or mode_supported(args.plugin,
                                                    m[1].format(dir=work),
                                                    work)]
         skipped = [m[0] for m in MODES if m not in modes]
@@ -238,10 +254,11 @@ def main():
             items = items[:1]
         for i, (name, argv) in enumerate(items):
             keep = os.path.join(work, "kept.qtr")
-            if i == len(items) - 1:
+            if name == EXECLOG_WORKLOAD:
                 these = [m for m in modes if m[0] in EXECLOG_COMPARE]
             else:
-                these = [m for m in modes if m[0] not in EXECLOG_ONLY]
+                these = [m for m in modes if m[0] not in EXECLOG_ONLY
+                         and (i == 0 or m[0] not in FLOORS)]
             rows += bench_workload(args, name, argv, these, work, keep)
             if os.path.exists(keep) and (
                     biggest is None
