@@ -23,6 +23,7 @@
 #include "packed.h"
 #include "qtrace/reader.h"
 #include "unpack.h"
+#include "zchunk.h"
 
 #define CHUNK_HDR_SIZE ((uint32_t)sizeof(struct qtrace_chunk_hdr))
 #define REC_HDR_SIZE ((uint32_t)sizeof(struct qtrace_rec))
@@ -74,7 +75,9 @@ struct qtrace_reader {
     const uint8_t *rec_end;         /* end of the chunk's payload */
     const uint8_t *payload;         /* its start (packet alignment) */
     bool packed;                    /* payload is a packet stream */
+    bool inflated;                  /* payload is zbuf's, not the file's */
     struct unpacker up;             /* expands packed chunks */
+    struct zchunk_inflater zbuf;    /* decompresses zstd chunks */
     uint32_t vcpu;
     uint32_t stream;
     uint64_t cur_no;                /* its chunk index */
@@ -90,9 +93,6 @@ struct qtrace_reader {
     char stop_msg[sizeof(((struct qtrace_err *)0)->msg)];
     struct etrace_dec *etr;         /* an etrace file (etrace.c), or NULL */
 };
-
-
-
 
 /* Record the reason the reading stopped and hand it to the caller. */
 static int stop(struct qtrace_reader *rd, int ret, struct qtrace_err *err,
@@ -280,6 +280,8 @@ static int enter_chunk(struct qtrace_reader *rd, struct qtrace_err *err)
     const uint8_t *payload;
     uint64_t off = rd->off;
     uint64_t no = rd->chunk_no;
+    char why[160];
+    size_t len;
     int ret;
 
     if (off == rd->size) {
@@ -292,13 +294,21 @@ static int enter_chunk(struct qtrace_reader *rd, struct qtrace_err *err)
     }
     rd->off = off + CHUNK_HDR_SIZE + hdr.len;
     rd->chunk_no++;
+    len = hdr.len;
     release_behind(rd, off);
     switch (hdr.kind) {
     case QTRACE_CHUNK_DATA:
-        if (hdr.flags & ~QTRACE_CHUNK_PACKED) {
+        if (hdr.flags & ~(QTRACE_CHUNK_PACKED | QTRACE_CHUNK_ZSTD)) {
             return stop(rd, -ENOTSUP, err, "chunk %" PRIu64 " at offset 0x%"
                         PRIx64 ": unsupported payload encoding (flags 0x%x)",
                         no, off, hdr.flags);
+        }
+        rd->inflated = hdr.flags & QTRACE_CHUNK_ZSTD;
+        if (rd->inflated &&
+            zchunk_inflate(&rd->zbuf, payload, hdr.len, QTRACE_CHUNK_MAX,
+                           &payload, &len, why, sizeof(why)) < 0) {
+            return stop(rd, -EBADMSG, err, "chunk %" PRIu64 " at offset 0x%"
+                        PRIx64 ": %s", no, off, why);
         }
         rd->packed = hdr.flags & QTRACE_CHUNK_PACKED;
         if (rd->packed && unpack_begin(&rd->up, hdr.stream) < 0) {
@@ -307,7 +317,7 @@ static int enter_chunk(struct qtrace_reader *rd, struct qtrace_err *err)
         }
         rd->payload = payload;
         rd->rec = payload;
-        rd->rec_end = payload + hdr.len;
+        rd->rec_end = payload + len;
         rd->vcpu = hdr.vcpu;
         rd->stream = hdr.stream;
         rd->cur_no = no;
@@ -325,6 +335,22 @@ static int enter_chunk(struct qtrace_reader *rd, struct qtrace_err *err)
 }
 
 /* ---- records ---- */
+
+/*
+ * Where p is, for messages: a file offset, or for a compressed chunk an
+ * offset in its decompressed payload.
+ */
+static const char *where(const struct qtrace_reader *rd, const uint8_t *p,
+                         char *buf, size_t len)
+{
+    if (rd->inflated) {
+        snprintf(buf, len, "decompressed byte 0x%" PRIx64,
+                 (uint64_t)(p - rd->payload));
+    } else {
+        snprintf(buf, len, "offset 0x%" PRIx64, (uint64_t)(p - rd->map));
+    }
+    return buf;
+}
 
 /* Bytes the record at p needs for its fixed part and variable arguments. */
 static uint32_t record_need(const struct ev_info *ei, const uint8_t *p)
@@ -349,7 +375,7 @@ bad_record(struct qtrace_reader *rd, const uint8_t *p, size_t left,
     uint32_t id = left >= REC_HDR_SIZE ? load16(p) : 0;
     uint32_t size = left >= REC_HDR_SIZE ? load16(p + 2) : 0;
     const struct ev_info *ei = id <= rd->cat.n_events ? &rd->info[id] : NULL;
-    char why[160];
+    char why[160], at[48];
 
     if (left < REC_HDR_SIZE) {
         snprintf(why, sizeof(why), "truncated record header (%zu bytes "
@@ -372,8 +398,8 @@ bad_record(struct qtrace_reader *rd, const uint8_t *p, size_t left,
                  record_need(ei, p), size);
     }
     return stop(rd, -EBADMSG, err, "chunk %" PRIu64 " at offset 0x%" PRIx64
-                ": record at offset 0x%" PRIx64 ": %s", rd->cur_no,
-                rd->cur_off, (uint64_t)(p - rd->map), why);
+                ": record at %s: %s", rd->cur_no, rd->cur_off,
+                where(rd, p, at, sizeof(at)), why);
 }
 
 /*
@@ -425,7 +451,7 @@ static int take_packed(struct qtrace_reader *rd, struct qtrace_record *rec,
 {
     const uint8_t *p = NULL;
     size_t avail = 0;
-    char why[160];
+    char why[160], at[48];
     int ret;
 
     ret = unpack_next(&rd->up, rd->payload, &rd->rec, rd->rec_end, &p,
@@ -437,9 +463,8 @@ static int take_packed(struct qtrace_reader *rd, struct qtrace_record *rec,
     }
     if (ret < 0) {
         return stop(rd, -EBADMSG, err, "chunk %" PRIu64 " at offset 0x%"
-                    PRIx64 ": packet at offset 0x%" PRIx64 ": %s",
-                    rd->cur_no, rd->cur_off, (uint64_t)(rd->rec - rd->map),
-                    why);
+                    PRIx64 ": packet at %s: %s", rd->cur_no, rd->cur_off,
+                    where(rd, rd->rec, at, sizeof(at)), why);
     }
     ret = take_record(rd, p, avail, rec, err);
     if (ret > 0 && p >= rd->payload && p < rd->rec_end) {
@@ -547,7 +572,7 @@ static int count_packed(struct qtrace_reader *rd, uint64_t *counts,
     struct qtrace_record rec = { .ev = NULL };
     const uint8_t *p = NULL;
     size_t avail = 0;
-    char why[160];
+    char why[160], at[48];
     int ret;
 
     for (;;) {
@@ -558,9 +583,8 @@ static int count_packed(struct qtrace_reader *rd, uint64_t *counts,
         }
         if (ret < 0) {
             return stop(rd, -EBADMSG, err, "chunk %" PRIu64 " at offset 0x%"
-                        PRIx64 ": packet at offset 0x%" PRIx64 ": %s",
-                        rd->cur_no, rd->cur_off,
-                        (uint64_t)(rd->rec - rd->map), why);
+                        PRIx64 ": packet at %s: %s", rd->cur_no, rd->cur_off,
+                        where(rd, rd->rec, at, sizeof(at)), why);
         }
         ret = take_record(rd, p, avail, &rec, err);
         if (ret < 0) {
@@ -886,6 +910,7 @@ void qtrace_reader_close(struct qtrace_reader *rd)
     }
     etrace_dec_free(rd->etr);
     unpack_fini(&rd->up);
+    zchunk_inflater_fini(&rd->zbuf);
     qtrace_catalog_fini(&rd->cat);
     free(rd->info);
     kv_fini(&rd->meta);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "../format/etrace.h"
+#include "../format/zchunk.h"
 #include "options.h"
 
 #define CHUNK_MIN (64u << 10)     /* holds the largest record */
@@ -201,6 +202,38 @@ static int parse_lossy(struct options *opts, const char *value,
     return 0;
 }
 
+static int parse_compress(struct options *opts, const char *value,
+                          struct qtrace_err *err)
+{
+    const char *level = NULL;
+    char *end;
+    long n;
+
+    if (strcmp(value, "off") == 0) {
+        opts->compress = false;
+        return 0;
+    }
+    if (strncmp(value, "zstd", 4) != 0 ||
+        (value[4] != '\0' && value[4] != ':')) {
+        qtrace_err_set(err, "expected zstd, zstd:LEVEL or off");
+        return -EINVAL;
+    }
+    if (value[4] == ':') {
+        level = value + 5;
+        errno = 0;
+        n = strtol(level, &end, 10);
+        if (end == level || *end != '\0' || errno ||
+            n < zchunk_min_level() || n > zchunk_max_level()) {
+            qtrace_err_set(err, "expected a zstd level from %d to %d",
+                           zchunk_min_level(), zchunk_max_level());
+            return -EINVAL;
+        }
+        opts->zstd_level = (int)n;
+    }
+    opts->compress = true;
+    return 0;
+}
+
 static const struct option_desc option_table[] = {
     { "out", parse_out, "FILE       native trace file (default qtrace.qtr)" },
     { "events", parse_events,
@@ -221,6 +254,9 @@ static const struct option_desc option_table[] = {
     { "lossy", parse_lossy,
       "on|off     on: when every buffer is full, drop the vCPU's chunk "
       "and record how many records were lost, instead of waiting" },
+    { "compress", parse_compress,
+      "zstd[:LEVEL]|off  compress the trace file's chunks on the writer "
+      "thread (default zstd:1; negative levels are faster)" },
     { "chunk", parse_chunk, "SIZE       per-vCPU buffer (default 1M)" },
     { "buffer", parse_buffer,
       "SIZE       all buffers together (default 64M); a full buffer "
@@ -250,6 +286,8 @@ void options_init(struct options *opts, const struct qtrace_catalog *cat)
      */
     opts->chunk_bytes = 1u << 20;
     opts->packed = true;
+    opts->compress = true;
+    opts->zstd_level = 1;
     opts->buffer_bytes = 64u << 20;
     opts->etrace_flags = ETRACE_F_EXEC;
     opts->etrace_stall_s = 10;

@@ -30,6 +30,8 @@ struct options {
     int etrace_stall_s;         /* etrace-stall= */
     bool packed;                /* encoding=packed (default) or raw */
     bool lossy;                 /* lossy=on: drop chunks, never wait */
+    bool compress;              /* compress=zstd[:LEVEL] (default) or off */
+    int zstd_level;             /* its level */
 };
 
 /* Defaults; cat must outlive opts. */

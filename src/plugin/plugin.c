@@ -916,9 +916,14 @@ static int open_sinks(const qemu_info_t *info, struct sink **sinks,
         qt.opts.out = strdup("qtrace.qtr");
     }
     if (qt.opts.out) {
-        sinks[*n_sinks] = sink_file_new(qt.opts.out, trace_meta,
-                                        info->system_emulation,
-                                        qtrace_catalog_text, err);
+        struct sink_file_cfg cfg = {
+            .path = qt.opts.out, .meta = trace_meta,
+            .meta_now = info->system_emulation,
+            .catalog = qtrace_catalog_text, .compress = qt.opts.compress,
+            .zstd_level = qt.opts.zstd_level,
+        };
+
+        sinks[*n_sinks] = sink_file_new(&cfg, err);
         if (!sinks[*n_sinks]) {
             prefix_err(err, "out=");
             return -1;

@@ -1,19 +1,33 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The native trace file sink: chunks go to the file as they arrive, on the
- * writer thread, through the format library's writer. A write error (a
- * full disk) is reported once; the chunks written before stay readable.
+ * writer thread, through the format library's writer, zstd-compressed
+ * unless compress=off or compressing would slow the vCPUs down. A write
+ * error (a full disk) is reported once; the chunks written before stay
+ * readable.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "qtrace/format.h"
 #include "sink.h"
 #include "writer.h"
 #include "../format/writer.h"
+#include "../format/zchunk.h"
+
+/* What compressing and writing have cost lately (see worth_compressing). */
+struct zcost {
+    double zstd_ns_per_byte;
+    double write_ns_per_byte;
+    double ratio;               /* compressed / original size */
+    unsigned int skipped;       /* chunks not compressed since the last */
+};
+
+#define PROBE_EVERY 16
 
 struct sink_file {
     struct sink base;
@@ -21,6 +35,8 @@ struct sink_file {
     struct qtrace_writer *w;    /* NULL until the first chunk */
     sink_meta_fn meta;
     const char *catalog;
+    struct zchunk_deflater *z;  /* NULL: chunks go out as they are */
+    struct zcost cost;
 };
 
 /* Header and META go out with the first chunk (or at close). */
@@ -41,18 +57,81 @@ static int start_file(struct sink_file *f)
     return ret;
 }
 
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Moves an estimate an eighth of the way to a new measurement. */
+static void ewma(double *avg, double sample)
+{
+    *avg = *avg == 0 ? sample : *avg + (sample - *avg) / 8;
+}
+
+/*
+ * Whether to compress the next chunk. With the writer idle, always: the
+ * time is free. When vCPU chunks queue up, only if compressing costs less
+ * than writing the bytes it saves (the page cache slows down once the
+ * disk lags); every PROBE_EVERY-th chunk is compressed anyway so that the
+ * estimates follow the data.
+ */
+static bool worth_compressing(struct sink_file *f)
+{
+    struct zcost *k = &f->cost;
+
+    if (!writer_is_behind() || ++k->skipped >= PROBE_EVERY) {
+        return true;
+    }
+    return k->zstd_ns_per_byte < (1 - k->ratio) * k->write_ns_per_byte;
+}
+
+/* c's payload, compressed when that pays: *flags gains QTRACE_CHUNK_ZSTD. */
+static const void *chunk_payload(struct sink_file *f, const struct chunk *c,
+                                 uint16_t *flags, uint32_t *len)
+{
+    const void *out;
+    uint64_t t0;
+    size_t n;
+
+    if (!f->z || c->len == 0 || !worth_compressing(f)) {
+        return c->data;
+    }
+    f->cost.skipped = 0;
+    t0 = now_ns();
+    n = zchunk_deflate(f->z, c->data, c->len, &out);
+    ewma(&f->cost.zstd_ns_per_byte, (double)(now_ns() - t0) / c->len);
+    ewma(&f->cost.ratio, n ? (double)n / c->len : 1.0);
+    if (!n) {
+        return c->data;
+    }
+    *flags |= QTRACE_CHUNK_ZSTD;
+    *len = (uint32_t)n;
+    return out;
+}
+
 static int file_chunk(struct sink *s, const struct chunk *c)
 {
     struct sink_file *f = (struct sink_file *)s;
+    uint16_t flags = c->flags;
+    uint32_t len = c->len;
+    const void *payload;
     struct qtrace_err err;
     int ret = start_file(f);
+    uint64_t t0;
 
     if (ret < 0) {
         return ret;
     }
-    ret = qtrace_writer_chunk_flags(f->w, QTRACE_CHUNK_DATA, c->flags,
-                                    c->vcpu, c->stream, c->data, c->len,
-                                    &err);
+    payload = chunk_payload(f, c, &flags, &len);
+    t0 = now_ns();
+    ret = qtrace_writer_chunk_flags(f->w, QTRACE_CHUNK_DATA, flags, c->vcpu,
+                                    c->stream, payload, len, &err);
+    if (len > 0) {
+        ewma(&f->cost.write_ns_per_byte, (double)(now_ns() - t0) / len);
+    }
     if (ret < 0) {
         sink_fail(s, err.msg);
     }
@@ -87,6 +166,7 @@ static void file_free(struct sink *s)
     if (f->fd >= 0) {
         close(f->fd);
     }
+    zchunk_deflater_free(f->z);
     free(s->target);
     free(s);
 }
@@ -98,35 +178,39 @@ static const struct sink_ops sink_file_ops = {
     .free = file_free,
 };
 
-struct sink *sink_file_new(const char *path, sink_meta_fn meta,
-                           bool meta_now, const char *catalog,
+struct sink *sink_file_new(const struct sink_file_cfg *cfg,
                            struct qtrace_err *err)
 {
     struct sink_file *f = calloc(1, sizeof(*f));
 
     if (!f) {
-        qtrace_err_set(err, "%s: %s", path, strerror(ENOMEM));
+        qtrace_err_set(err, "%s: %s", cfg->path, strerror(ENOMEM));
         return NULL;
     }
-    /* Created now so that a bad path fails the load, not the exit. */
-    f->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (f->fd < 0) {
-        qtrace_err_set(err, "%s: %s", path, strerror(errno));
+    if (cfg->compress && !(f->z = zchunk_deflater_new(cfg->zstd_level))) {
+        qtrace_err_set(err, "%s: %s", cfg->path, strerror(ENOMEM));
         free(f);
         return NULL;
     }
-    f->meta = meta;
-    f->catalog = catalog;
+    /* Created now so that a bad path fails the load, not the exit. */
+    f->fd = open(cfg->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (f->fd < 0) {
+        qtrace_err_set(err, "%s: %s", cfg->path, strerror(errno));
+        zchunk_deflater_free(f->z);
+        free(f);
+        return NULL;
+    }
+    f->meta = cfg->meta;
+    f->catalog = cfg->catalog;
     f->base.ops = &sink_file_ops;
-    f->base.target = strdup(path);
-    if (meta_now) {
-        int ret = qtrace_writer_open_fd(&f->w, f->fd, path, meta(), catalog,
-                                        err);
+    f->base.target = strdup(cfg->path);
+    if (cfg->meta_now) {
+        int ret = qtrace_writer_open_fd(&f->w, f->fd, cfg->path, cfg->meta(),
+                                        cfg->catalog, err);
 
         f->fd = -1;     /* owned by the writer now, or closed by it */
         if (ret < 0) {
-            free(f->base.target);
-            free(f);
+            file_free(&f->base);
             return NULL;
         }
     }

@@ -44,8 +44,16 @@ typedef const char *(*sink_meta_fn)(void);
  * QEMU killed before its first chunk still leaves a readable file);
  * otherwise with the first chunk.
  */
-struct sink *sink_file_new(const char *path, sink_meta_fn meta,
-                           bool meta_now, const char *catalog,
+struct sink_file_cfg {
+    const char *path;
+    sink_meta_fn meta;
+    bool meta_now;
+    const char *catalog;            /* trace-events text for META */
+    bool compress;                  /* zstd DATA chunks */
+    int zstd_level;
+};
+
+struct sink *sink_file_new(const struct sink_file_cfg *cfg,
                            struct qtrace_err *err);
 /* execlog-style text; path "stderr" writes to standard error. */
 struct sink *sink_log_new(const char *path, bool system_mode,

@@ -182,6 +182,16 @@ void writer_trans_commit(void)
     pthread_mutex_unlock(&w.trans_lock);
 }
 
+bool writer_is_behind(void)
+{
+    bool behind;
+
+    pthread_mutex_lock(&w.lock);
+    behind = w.n_busy > 2;
+    pthread_mutex_unlock(&w.lock);
+    return behind;
+}
+
 bool writer_is_stopping(void)
 {
     return atomic_load_explicit(&w.stopping, memory_order_relaxed);

@@ -44,6 +44,13 @@ void writer_chunk_put(struct chunk *c);
 void *writer_trans_reserve(uint32_t size);
 void writer_trans_commit(void);
 
+/*
+ * True when vCPU chunks are waiting behind the one being written: the
+ * writer thread is not keeping up, and optional work (compression) should
+ * give way. Called by sinks on the writer thread.
+ */
+bool writer_is_behind(void);
+
 /* True once writer_stop has begun: late records are dropped and counted. */
 bool writer_is_stopping(void);
 void writer_count_lost(uint32_t records);

@@ -67,6 +67,8 @@ static void test_options_defaults_without_arguments(void **state)
     assert_null(fx->opts.log);
     assert_int_equal(fx->opts.chunk_bytes, 1 << 20);
     assert_int_equal(fx->opts.buffer_bytes, 64 << 20);
+    assert_true(fx->opts.compress);
+    assert_int_equal(fx->opts.zstd_level, 1);
     assert_true(evsel_is_enabled(&fx->opts.sel, 1));
     assert_false(evsel_is_enabled(&fx->opts.sel, 2));
 }
@@ -147,6 +149,35 @@ static void test_options_bad_sizes_are_refused(void **state)
     assert_non_null(strstr(fx->err.msg, "at least two chunks"));
 }
 
+static void test_options_compress_levels(void **state)
+{
+    struct fixture *fx = *state;
+    char *off[] = { "compress=off", NULL };
+    char *fast[] = { "compress=zstd:-5", NULL };
+    char *plain[] = { "compress=zstd", NULL };
+    char *high[] = { "compress=zstd:99", NULL };
+    char *junk[] = { "compress=zstd:3x", NULL };
+    char *other[] = { "compress=lz4", NULL };
+    char *prefix[] = { "compress=zstdx", NULL };
+
+    assert_int_equal(parse(fx, off), 0);
+    assert_false(fx->opts.compress);
+    assert_int_equal(parse(fx, fast), 0);
+    assert_true(fx->opts.compress);
+    assert_int_equal(fx->opts.zstd_level, -5);
+    assert_int_equal(parse(fx, plain), 0);
+    assert_true(fx->opts.compress);
+    assert_int_equal(fx->opts.zstd_level, -5);     /* level kept */
+    assert_int_equal(parse(fx, high), -EINVAL);
+    assert_non_null(strstr(fx->err.msg, "compress=zstd:99: expected a zstd "
+                           "level from -"));
+    assert_int_equal(parse(fx, junk), -EINVAL);
+    assert_int_equal(parse(fx, other), -EINVAL);
+    assert_string_equal(fx->err.msg, "compress=lz4: expected zstd, "
+                        "zstd:LEVEL or off");
+    assert_int_equal(parse(fx, prefix), -EINVAL);
+}
+
 static void test_options_empty_path_is_refused(void **state)
 {
     struct fixture *fx = *state;
@@ -172,6 +203,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(
             test_options_event_error_in_list_names_pattern, setup, teardown),
         cmocka_unit_test_setup_teardown(test_options_bad_sizes_are_refused,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(test_options_compress_levels,
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(test_options_empty_path_is_refused,
                                         setup, teardown),

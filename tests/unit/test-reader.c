@@ -19,10 +19,12 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <zstd.h>
 
 #include "chunk.h"
 #include "qtrace/reader.h"
 #include "writer.h"
+#include "zchunk.h"
 
 /*
  * Layouts (header 16 bytes):
@@ -157,16 +159,42 @@ static char *temp_path(void)
     return path;
 }
 
-/* Write pl as a DATA chunk and remember its records in ex. */
-static void write_data(struct qtrace_writer *w, struct expect *ex,
-                       uint32_t vcpu, const struct payload *pl)
+/* Write len bytes at data as a DATA chunk, compressed by libzstd itself. */
+static void write_zstd_chunk(struct qtrace_writer *w, uint32_t vcpu,
+                             uint32_t stream, const void *data, size_t len)
+{
+    size_t cap = ZSTD_compressBound(len);
+    void *frame = malloc(cap);
+    struct qtrace_err err;
+    size_t n;
+
+    assert_non_null(frame);
+    n = ZSTD_compress(frame, cap, data, len, 3);
+    assert_false(ZSTD_isError(n));
+    assert_int_equal(qtrace_writer_chunk_flags(w, QTRACE_CHUNK_DATA,
+                                               QTRACE_CHUNK_ZSTD, vcpu,
+                                               stream, frame, (uint32_t)n,
+                                               &err), 0);
+    free(frame);
+}
+
+/*
+ * Write pl as a DATA chunk (zstd-compressed if zstd) and remember its
+ * records in ex.
+ */
+static void write_data_as(struct qtrace_writer *w, struct expect *ex,
+                          uint32_t vcpu, const struct payload *pl, bool zstd)
 {
     struct qtrace_err err;
     size_t off = 0;
 
-    assert_int_equal(qtrace_writer_chunk(w, QTRACE_CHUNK_DATA, vcpu,
-                                         vcpu + 100, pl->data,
-                                         (uint32_t)pl->len, &err), 0);
+    if (zstd) {
+        write_zstd_chunk(w, vcpu, vcpu + 100, pl->data, pl->len);
+    } else {
+        assert_int_equal(qtrace_writer_chunk(w, QTRACE_CHUNK_DATA, vcpu,
+                                             vcpu + 100, pl->data,
+                                             (uint32_t)pl->len, &err), 0);
+    }
     while (ex && off < pl->len) {
         uint32_t size = pl->data[off + 2] | pl->data[off + 3] << 8;
         size_t at = ex->n ? ex->off[ex->n - 1] + ex->size[ex->n - 1] : 0;
@@ -182,8 +210,17 @@ static void write_data(struct qtrace_writer *w, struct expect *ex,
     }
 }
 
-/* The reference trace: four DATA chunks on two vCPUs, then END. */
-static char *write_reference(struct expect *ex, bool with_end)
+static void write_data(struct qtrace_writer *w, struct expect *ex,
+                       uint32_t vcpu, const struct payload *pl)
+{
+    write_data_as(w, ex, vcpu, pl, false);
+}
+
+/*
+ * The reference trace: four DATA chunks on two vCPUs, then END; with
+ * zstd, the first and third chunks are compressed.
+ */
+static char *write_reference_as(struct expect *ex, bool with_end, bool zstd)
 {
     static const uint8_t code[] = { 0x1f, 0x20, 0x03, 0xd5, 0xc0 };
     struct qtrace_writer *w;
@@ -200,7 +237,7 @@ static char *write_reference(struct expect *ex, bool with_end)
     rec_s(&pl, 2, 7, "hello", -42);
     rec_b(&pl, 3, 9, code, sizeof(code), "tag");
     rec_z(&pl, 4);
-    write_data(w, ex, 0, &pl);
+    write_data_as(w, ex, 0, &pl, zstd);
     pl.len = 0;
     rec_s(&pl, 10, 0, "", 0);
     rec_b(&pl, 11, 0, code, 0, "");
@@ -210,7 +247,7 @@ static char *write_reference(struct expect *ex, bool with_end)
         rec_a(&pl, 20 + (uint64_t)i, 0x400000 + 4 * (uint64_t)i,
               (uint32_t)i);
     }
-    write_data(w, ex, 0, &pl);
+    write_data_as(w, ex, 0, &pl, zstd);
     pl.len = 0;
     rec_s(&pl, 50, 255, "exactly8", INT32_MIN);
     rec_z(&pl, 51);
@@ -219,6 +256,11 @@ static char *write_reference(struct expect *ex, bool with_end)
                                          "records=28\nchunks=6\nlost=0\n" :
                                          NULL, &err), 0);
     return path;
+}
+
+static char *write_reference(struct expect *ex, bool with_end)
+{
+    return write_reference_as(ex, with_end, false);
 }
 
 static uint8_t *read_file(const char *path, size_t *len)
@@ -887,6 +929,132 @@ static void test_reader_bad_meta_rejected(void **state)
                         "META chunk: line 1: not a key=value line");
 }
 
+static void test_reader_zstd_chunks_read_like_plain_ones(void **state)
+{
+    struct qtrace_reader *rd;
+    struct qtrace_err err;
+    struct expect ex;
+    char *path = write_reference_as(&ex, true, true);
+    size_t offs[16];
+    size_t size;
+    size_t n;
+    uint8_t *buf = read_file(path, &size);
+
+    (void)state;
+    /* Chunks 1 and 3 really are compressed, 2 and 4 are not. */
+    assert_int_equal(chunk_offsets(buf, size, offs, 16), 6);
+    assert_int_equal(buf[offs[1] + 6], QTRACE_CHUNK_ZSTD);
+    assert_int_equal(buf[offs[2] + 6], 0);
+    assert_int_equal(buf[offs[3] + 6], QTRACE_CHUNK_ZSTD);
+    assert_true(get32(buf + offs[3] + 16) < 20 * 32);
+
+    assert_int_equal(qtrace_reader_open(path, &rd, &err), 0);
+    assert_int_equal(read_all(rd, &ex, &n, &err), 0);
+    assert_int_equal(n, 28);
+    assert_true(qtrace_reader_has_end(rd));
+    qtrace_reader_close(rd);
+    free(buf);
+    unlink(path);
+    free(path);
+}
+
+/* Damage chunk 1's frame at byte at (CRC made to match) and read. */
+static void check_bad_frame(size_t at, const char *reason)
+{
+    struct qtrace_err err;
+    struct expect ex;
+    char *path = write_reference_as(&ex, true, true);
+    char want[256];
+    size_t offs[16];
+    size_t size;
+    size_t n;
+    uint8_t *buf = read_file(path, &size);
+    uint8_t byte;
+
+    chunk_offsets(buf, size, offs, 16);
+    assert_true(at < get32(buf + offs[1] + 16));
+    buf[offs[1] + 32 + at] ^= 0xff;
+    byte = buf[offs[1] + 6];
+    patch_chunk(buf, offs[1], 6, &byte, 1);
+    assert_int_equal(read_modified(buf, size, &ex, &n, &err), -EBADMSG);
+    assert_int_equal(n, 0);
+    snprintf(want, sizeof(want), "chunk 1 at offset 0x%zx: %s", offs[1],
+             reason);
+    assert_string_equal(err.msg, want);
+    free(buf);
+    unlink(path);
+    free(path);
+}
+
+static void test_reader_bad_zstd_frame_stops_there(void **state)
+{
+    (void)state;
+    check_bad_frame(0, "not a zstd frame with its content size");
+    check_bad_frame(3, "not a zstd frame with its content size");
+}
+
+static void test_reader_zstd_frame_over_the_limit_rejected(void **state)
+{
+    size_t big = (size_t)QTRACE_CHUNK_MAX + 8;
+    uint8_t *zeros = calloc(1, big);
+    struct qtrace_writer *w;
+    struct qtrace_reader *rd;
+    struct qtrace_err err;
+    struct qtrace_record rec;
+    char *path = temp_path();
+    char want[160];
+
+    (void)state;
+    assert_non_null(zeros);
+    assert_int_equal(qtrace_writer_open(&w, path, meta_text, catalog_text,
+                                        &err), 0);
+    write_zstd_chunk(w, 0, 100, zeros, big);
+    assert_int_equal(qtrace_writer_close(w, "records=0\n", &err), 0);
+    assert_int_equal(qtrace_reader_open(path, &rd, &err), 0);
+    assert_int_equal(qtrace_reader_next(rd, &rec, &err), -EBADMSG);
+    snprintf(want, sizeof(want), "zstd frame of %zu bytes, over the "
+             "%u-byte limit", big, QTRACE_CHUNK_MAX);
+    assert_non_null(strstr(err.msg, want));
+    qtrace_reader_close(rd);
+    free(zeros);
+    unlink(path);
+    free(path);
+}
+
+static void test_reader_bad_record_in_zstd_chunk_named(void **state)
+{
+    struct qtrace_writer *w;
+    struct qtrace_reader *rd;
+    struct qtrace_err err;
+    struct payload pl;
+    struct expect ex;
+    char *path = temp_path();
+    size_t n;
+
+    (void)state;
+    memset(&ex, 0, sizeof(ex));
+    assert_int_equal(qtrace_writer_open(&w, path, meta_text, catalog_text,
+                                        &err), 0);
+    pl.len = 0;
+    rec_z(&pl, 1);
+    rec_z(&pl, 2);
+    put16(pl.data + 16, 99);        /* the second: an unknown event */
+    write_zstd_chunk(w, 0, 100, pl.data, pl.len);
+    assert_int_equal(qtrace_writer_close(w, "records=2\n", &err), 0);
+    ex.size[0] = 16;
+    memcpy(ex.buf, pl.data, 16);
+    ex.n = 1;
+
+    assert_int_equal(qtrace_reader_open(path, &rd, &err), 0);
+    assert_int_equal(read_all(rd, &ex, &n, &err), -EBADMSG);
+    assert_int_equal(n, 1);
+    assert_non_null(strstr(err.msg, ": record at decompressed byte 0x10: "
+                           "unknown event id 99"));
+    qtrace_reader_close(rd);
+    unlink(path);
+    free(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -901,6 +1069,10 @@ int main(void)
         cmocka_unit_test(test_reader_bad_records_rejected),
         cmocka_unit_test(test_reader_bad_file_header_rejected),
         cmocka_unit_test(test_reader_bad_meta_rejected),
+        cmocka_unit_test(test_reader_zstd_chunks_read_like_plain_ones),
+        cmocka_unit_test(test_reader_bad_zstd_frame_stops_there),
+        cmocka_unit_test(test_reader_zstd_frame_over_the_limit_rejected),
+        cmocka_unit_test(test_reader_bad_record_in_zstd_chunk_named),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
