@@ -268,6 +268,37 @@ static void put_cformat(struct out *o, const char *f, uint64_t v, bool sgn)
 }
 
 /*
+ * v in lower-case hex (base 16) or decimal, with a '-' for a negative
+ * signed value: what printf prints without flags, width or precision,
+ * done without printf since dumps print hundreds of millions of them.
+ */
+static void put_plain_int(struct out *o, uint64_t v, unsigned int base,
+                          bool sgn)
+{
+    static const char digits[] = "0123456789abcdef";
+    char tmp[24];
+    char *p = tmp + sizeof(tmp);
+    bool neg = sgn && (int64_t)v < 0;
+
+    if (neg) {
+        v = -v;
+    }
+    do {
+        *--p = digits[v % base];
+        v /= base;
+    } while (v);
+    if (neg) {
+        *--p = '-';
+    }
+    put(o, p, (size_t)(tmp + sizeof(tmp) - p));
+}
+
+static bool spec_is_plain(const struct spec *sp)
+{
+    return sp->flags[0] == '\0' && sp->width < 0 && sp->prec < 0;
+}
+
+/*
  * An integer argument: d, i, u (and s) print in decimal, signed when the
  * declared type is; x, X and o print the bits of the declared width; c the
  * low byte as (escaped) text; p as 0x and hex.
@@ -287,6 +318,10 @@ static void put_int(struct out *o, const struct spec *sp,
     case 'o':
         if (bits < 64) {
             v &= (1ull << bits) - 1;
+        }
+        if (sp->conv == 'x' && spec_is_plain(sp)) {
+            put_plain_int(o, v, 16, false);
+            return;
         }
         build_cformat(sp, sp->conv, f, sizeof(f));
         put_cformat(o, f, v, false);
@@ -310,6 +345,10 @@ static void put_int(struct out *o, const struct spec *sp,
         break;
     default:
         break;
+    }
+    if (spec_is_plain(sp)) {
+        put_plain_int(o, v, 10, type_is_signed(a->type));
+        return;
     }
     build_cformat(sp, type_is_signed(a->type) ? 'd' : 'u', f, sizeof(f));
     put_cformat(o, f, v, type_is_signed(a->type));
