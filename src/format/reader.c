@@ -20,6 +20,7 @@
 #include "le.h"
 #include "chunk.h"
 #include "etrace.h"
+#include "kv.h"
 #include "packed.h"
 #include "qtrace/reader.h"
 #include "unpack.h"
@@ -35,17 +36,6 @@
  * file on the next access.
  */
 #define RELEASE_WINDOW (64u << 20)
-
-struct kv {
-    const char *key;                /* points into kv_list.buf */
-    const char *value;              /* same */
-};
-
-struct kv_list {
-    char *buf;                      /* NUL-separated copy of the text */
-    struct kv *items;
-    size_t n;
-};
 
 /* What take_record needs to know about one event id. */
 struct ev_info {
@@ -114,73 +104,6 @@ static int stop(struct qtrace_reader *rd, int ret, struct qtrace_err *err,
 }
 
 /* ---- key=value text (META and END) ---- */
-
-static void kv_fini(struct kv_list *kv)
-{
-    free(kv->buf);
-    free(kv->items);
-    memset(kv, 0, sizeof(*kv));
-}
-
-/*
- * Parse "key=value\n" lines (the last newline may be missing; empty lines
- * are skipped). On failure fills why with "line N: REASON".
- */
-static int kv_parse(struct kv_list *kv, const uint8_t *text, size_t len,
-                    char *why, size_t why_len)
-{
-    size_t lines = 1;
-    size_t i;
-    char *line;
-    char *next;
-    unsigned int line_no = 0;
-
-    kv_fini(kv);
-    for (i = 0; i < len; i++) {
-        lines += text[i] == '\n';
-    }
-    kv->buf = malloc(len + 1);
-    kv->items = calloc(lines, sizeof(*kv->items));
-    if (!kv->buf || !kv->items) {
-        snprintf(why, why_len, "%s", strerror(ENOMEM));
-        return -ENOMEM;
-    }
-    memcpy(kv->buf, text, len);
-    kv->buf[len] = '\0';
-    for (line = kv->buf; *line; line = next) {
-        char *eq;
-
-        line_no++;
-        next = strchr(line, '\n');
-        next = next ? (*next = '\0', next + 1) : line + strlen(line);
-        if (*line == '\0') {
-            continue;
-        }
-        eq = strchr(line, '=');
-        if (!eq || eq == line) {
-            snprintf(why, why_len, "line %u: not a key=value line",
-                     line_no);
-            return -EBADMSG;
-        }
-        *eq = '\0';
-        kv->items[kv->n].key = line;
-        kv->items[kv->n].value = eq + 1;
-        kv->n++;
-    }
-    return 0;
-}
-
-static const char *kv_get(const struct kv_list *kv, const char *key)
-{
-    size_t i;
-
-    for (i = 0; i < kv->n; i++) {
-        if (strcmp(kv->items[i].key, key) == 0) {
-            return kv->items[i].value;
-        }
-    }
-    return NULL;
-}
 
 /* ---- chunks ---- */
 

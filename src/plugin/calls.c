@@ -71,42 +71,48 @@ static struct {
 
 /* ---- records ---- */
 
-static void emit_entry(struct calls_vcpu *cv, uint64_t pc, uint64_t from,
-                       uint32_t depth, uint8_t kind, uint64_t time)
-{
-    struct qtrace_ev_func_entry *r;
+/*
+ * func_entry and func_exit share one layout (pc, then where from or to,
+ * depth, kind), so one function writes both.
+ */
+_Static_assert(sizeof(struct qtrace_ev_func_entry) ==
+               sizeof(struct qtrace_ev_func_exit) &&
+               offsetof(struct qtrace_ev_func_entry, from) ==
+               offsetof(struct qtrace_ev_func_exit, to) &&
+               offsetof(struct qtrace_ev_func_entry, kind) ==
+               offsetof(struct qtrace_ev_func_exit, kind),
+               "func_entry and func_exit differ in layout");
 
-    if (!cs.want_entry) {
-        return;
-    }
-    r = vbuf_record(cv->vb, sizeof(*r));
-    r->hdr.id = QTRACE_EV_FUNC_ENTRY;
+static void emit_func(struct calls_vcpu *cv, uint16_t id, uint64_t pc,
+                      uint64_t other, uint32_t depth, uint8_t kind,
+                      uint64_t time)
+{
+    struct qtrace_ev_func_entry *r = vbuf_record(cv->vb, sizeof(*r));
+
+    r->hdr.id = id;
     r->hdr.size = sizeof(*r);
     r->hdr.reserved = 0;
     r->hdr.time = time;
     r->pc = pc;
-    r->from = from;
+    r->from = other;
     r->depth = depth;
     r->kind = kind;
+}
+
+static void emit_entry(struct calls_vcpu *cv, uint64_t pc, uint64_t from,
+                       uint32_t depth, uint8_t kind, uint64_t time)
+{
+    if (cs.want_entry) {
+        emit_func(cv, QTRACE_EV_FUNC_ENTRY, pc, from, depth, kind, time);
+    }
 }
 
 static void emit_exit(struct calls_vcpu *cv, uint64_t pc, uint64_t to,
                       uint32_t depth, uint8_t kind, uint64_t time)
 {
-    struct qtrace_ev_func_exit *r;
-
-    if (!cs.want_exit) {
-        return;
+    if (cs.want_exit) {
+        emit_func(cv, QTRACE_EV_FUNC_EXIT, pc, to, depth, kind, time);
     }
-    r = vbuf_record(cv->vb, sizeof(*r));
-    r->hdr.id = QTRACE_EV_FUNC_EXIT;
-    r->hdr.size = sizeof(*r);
-    r->hdr.reserved = 0;
-    r->hdr.time = time;
-    r->pc = pc;
-    r->to = to;
-    r->depth = depth;
-    r->kind = kind;
 }
 
 /* ---- the shadow stack ---- */

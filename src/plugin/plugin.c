@@ -5,45 +5,32 @@
  * running vCPU's buffer. Callbacks run on vCPU threads; the writer thread
  * (writer.c) and the sinks do everything else.
  */
-#include <inttypes.h>
 #include <stddef.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "qtrace-events.h"
-#include "qtrace/arch.h"
 #include "qtrace/catalog.h"
 #include "../format/chunk.h"
 #include "../format/etrace.h"
 #include "../qemu/qemu-compat.h"
 #include "calls.h"
 #include "maps.h"
+#include "mem.h"
+#include "meta.h"
 #include "options.h"
 #include "pack.h"
 #include "sink.h"
 #include "tbtab.h"
 #include "vbuf.h"
+#include "vcpu.h"
 #include "writer.h"
 
-#define MAX_VCPUS 4096
 #define MAX_SINKS 8
 
-/*
- * Per-vCPU state in an array indexed by vCPU index (a __thread variable
- * costs a call per access in a dlopen'd library). Slot i is written only
- * by the thread running vCPU i; cache-line aligned so vCPUs do not share.
- */
-struct vcpu {
-    struct vbuf buf;
-    uint64_t icount;            /* instructions of blocks entered */
-    uint64_t tb_time;           /* icount when the current block began */
-    bool live;
-} __attribute__((aligned(64)));
-
-static struct vcpu vcpus[MAX_VCPUS];
+struct vcpu vcpus[MAX_VCPUS];
 
 /* Set at install, read-only afterwards (but for the exit flags). */
 static struct {
@@ -71,26 +58,6 @@ static struct {
     atomic_bool exited;
     atomic_bool warned_vcpus;
 } qt;
-
-static inline void *emit(struct vcpu *vc, uint16_t id, uint32_t size,
-                         uint64_t time)
-{
-    struct qtrace_rec *r = vbuf_record(&vc->buf, size);
-
-    r->id = id;
-    r->size = (uint16_t)size;
-    r->reserved = 0;
-    r->time = time;
-    return r;
-}
-
-static struct vcpu *vcpu_of(unsigned int vcpu_index)
-{
-    if (__builtin_expect(vcpu_index >= MAX_VCPUS, 0)) {
-        return NULL;
-    }
-    return &vcpus[vcpu_index];
-}
 
 /* ---- execution callbacks: no lock, no malloc, no syscall ---- */
 
@@ -215,121 +182,6 @@ static void vcpu_insn_exec(unsigned int vcpu_index, void *udata)
     r->pc = in->pc;
     r->tb = in->tb->id;
     r->idx = in->idx;
-}
-
-/*
- * The packed info byte of a meminfo value. QEMU decodes meminfo only
- * through four calls; an instruction's accesses nearly always share one
- * value, so each instruction keeps its last one decoded, in the cache
- * line the callback reads anyway: key << 32 | valid | bits, read and
- * written whole (a race between vCPUs only recomputes the same value).
- */
-#define MEMINFO_VALID 0x100u
-
-static uint8_t __attribute__((noinline))
-decode_meminfo(qemu_plugin_meminfo_t info, _Atomic uint64_t *slot)
-{
-    uint8_t bits = (uint8_t)qemu_plugin_mem_size_shift(info);
-
-    if (qemu_plugin_mem_is_store(info)) {
-        bits |= PACKED_MEM_STORE;
-    }
-    if (qemu_plugin_mem_is_sign_extended(info)) {
-        bits |= PACKED_MEM_SIGNED;
-    }
-    if (qemu_plugin_mem_is_big_endian(info)) {
-        bits |= PACKED_MEM_BIG_ENDIAN;
-    }
-    atomic_store_explicit(slot, (uint64_t)info << 32 | MEMINFO_VALID | bits,
-                          memory_order_relaxed);
-    return bits;
-}
-
-static inline uint8_t meminfo_bits(qemu_plugin_meminfo_t info,
-                                   const struct insn_info *in)
-{
-    _Atomic uint64_t *slot = (_Atomic uint64_t *)&in->meminfo;
-    uint64_t e = atomic_load_explicit(slot, memory_order_relaxed);
-
-    if ((e >> 32) == info && (e & MEMINFO_VALID)) {
-        return (uint8_t)e;
-    }
-    return decode_meminfo(info, slot);
-}
-
-/* User mode with exec_tb: the access is relative to the current block. */
-static inline void vcpu_mem_packed(struct vcpu *vc,
-                                   qemu_plugin_meminfo_t info,
-                                   uint64_t vaddr, const struct insn_info *in)
-{
-    pack_mem(vc->buf.pack, &vc->buf, in->idx, in->pc, meminfo_bits(info, in),
-             vaddr);
-}
-
-static void vcpu_mem(unsigned int vcpu_index, qemu_plugin_meminfo_t info,
-                     uint64_t vaddr, void *udata)
-{
-    const struct insn_info *in = udata;
-    struct vcpu *vc = vcpu_of(vcpu_index);
-    struct qtrace_ev_mem_access *r;
-    const char *dev = NULL;
-    uint64_t paddr = 0;
-    uint32_t dev_len = 0;
-    uint8_t flags = 0;
-
-    if (!vc) {
-        return;
-    }
-    if (vc->buf.pack && qt.pack_mem) {
-        vcpu_mem_packed(vc, info, vaddr, in);
-        return;
-    }
-    if (qemu_plugin_mem_is_store(info)) {
-        flags |= QTRACE_MEM_STORE;
-    }
-    if (qemu_plugin_mem_is_sign_extended(info)) {
-        flags |= QTRACE_MEM_SIGNED;
-    }
-    if (qemu_plugin_mem_is_big_endian(info)) {
-        flags |= QTRACE_MEM_BIG_ENDIAN;
-    }
-    if (qt.system_mode) {
-        struct qemu_plugin_hwaddr *hw = qemu_plugin_get_hwaddr(info, vaddr);
-
-        if (hw) {
-            flags |= QTRACE_MEM_HAS_PADDR;
-            paddr = qemu_plugin_hwaddr_phys_addr(hw);
-            if (qemu_plugin_hwaddr_is_io(hw)) {
-                flags |= QTRACE_MEM_IO;
-                dev = qemu_plugin_hwaddr_device_name(hw);
-                dev_len = dev ? (uint32_t)strnlen(dev, 255) : 0;
-            }
-        }
-    }
-    r = emit(vc, QTRACE_EV_MEM_ACCESS,
-             qtrace_rec_size(QTRACE_EV_MEM_ACCESS_FIXED, dev_len),
-             vc->tb_time + in->idx);
-    r->pc = in->pc;
-    r->vaddr = vaddr;
-    r->paddr = paddr;
-    r->size = (uint8_t)(1u << qemu_plugin_mem_size_shift(info));
-    r->value = 0;
-    if (qt.mem_values) {
-        qemu_plugin_mem_value v = qemu_plugin_mem_get_value(info);
-
-        /* A 16-byte access keeps its low half. */
-        r->value = v.type == QEMU_PLUGIN_MEM_VALUE_U8 ? v.data.u8 :
-                   v.type == QEMU_PLUGIN_MEM_VALUE_U16 ? v.data.u16 :
-                   v.type == QEMU_PLUGIN_MEM_VALUE_U32 ? v.data.u32 :
-                   v.type == QEMU_PLUGIN_MEM_VALUE_U64 ? v.data.u64 :
-                   v.data.u128.low;
-        flags |= QTRACE_MEM_HAS_VALUE;
-    }
-    r->flags = flags;
-    r->device_len = (uint16_t)dev_len;
-    if (dev_len) {
-        memcpy((uint8_t *)r + QTRACE_EV_MEM_ACCESS_FIXED, dev, dev_len);
-    }
 }
 
 static void vcpu_syscall(qemu_plugin_id_t id, unsigned int vcpu_index,
@@ -477,38 +329,6 @@ static void vcpu_exit(qemu_plugin_id_t id, unsigned int vcpu_index)
     vc->live = false;
 }
 
-/*
- * What user-mode QEMU knows of the guest binary, captured on the first
- * translation: at install time the binary is not loaded yet (7.2 crashes
- * in path_to_binary then), and only a vCPU thread may ask.
- */
-static struct {
-    atomic_bool taken;
-    atomic_bool ready;
-    char path[1024];
-    uint64_t start_code, end_code, entry;
-} guest_binary;
-
-static void capture_binary(uint64_t first_pc)
-{
-    const char *path;
-
-    if (qt.system_mode || atomic_exchange(&guest_binary.taken, true)) {
-        return;
-    }
-    path = qemu_plugin_path_to_binary();
-    snprintf(guest_binary.path, sizeof(guest_binary.path), "%s",
-             path ? path : "");
-    free((void *)path);     /* glib-allocated; g_free is free */
-    guest_binary.start_code = qemu_plugin_start_code();
-    guest_binary.end_code = qemu_plugin_end_code();
-    guest_binary.entry = qemu_plugin_entry_code();
-    atomic_store(&guest_binary.ready, true);
-    if (qt.trace_maps) {
-        maps_binary(guest_binary.path, guest_binary.start_code, first_pc);
-    }
-}
-
 /* ---- translation ---- */
 
 /* Fill tb's instruction table; returns the block's code size. */
@@ -603,7 +423,7 @@ static void instrument_insns(struct qemu_plugin_tb *tb, struct tb_info *ti)
                                                    in);
         }
         if (qt.trace_mem) {
-            qemu_plugin_register_vcpu_mem_cb(insn, vcpu_mem,
+            qemu_plugin_register_vcpu_mem_cb(insn, mem_access_cb,
                                              QEMU_PLUGIN_CB_NO_REGS,
                                              QEMU_PLUGIN_MEM_RW, in);
         }
@@ -637,7 +457,7 @@ static void vcpu_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
     uint32_t i;
 
     (void)id;
-    capture_binary(qemu_plugin_tb_vaddr(tb));
+    meta_capture_binary(qemu_plugin_tb_vaddr(tb));
     ti = tbtab_new((uint32_t)n);
     if (!ti) {
         writer_count_lost(1);
@@ -756,38 +576,6 @@ static void plugin_exit(qemu_plugin_id_t id, void *udata)
 
 /* ---- install ---- */
 
-/* Called by the file sink on the writer thread (see sink_meta_fn). */
-static const char *trace_meta(void)
-{
-    static char meta[8192];
-    const struct qtrace_arch *arch = qtrace_arch_by_name(qt.target);
-    bool have_binary = atomic_load(&guest_binary.ready);
-    char events[2048];
-    char created[64];
-    time_t now = time(NULL);
-    struct tm tm;
-
-    evsel_fmt(&qt.opts.sel, events, sizeof(events));
-    strftime(created, sizeof(created), "%Y-%m-%dT%H:%M:%SZ",
-             gmtime_r(&now, &tm));
-    snprintf(meta, sizeof(meta),
-             "format=%d\nqtrace=%s\narch=%s\nword_bits=%u\nendian=%s\n"
-             "qemu=%s\nplugin_api=%d\nmode=%s\nbinary=%s\n"
-             "start_code=0x%" PRIx64 "\nend_code=0x%" PRIx64
-             "\nentry=0x%" PRIx64 "\ntime=insns\ncreated=%s\nevents=%s\n",
-             QTRACE_FORMAT_VERSION, QTRACE_VERSION, qt.target,
-             arch ? arch->word_bits : 0,
-             arch && arch->big_endian ? "big" : "little",
-             qt.qemu_version, qc_api(),
-             qt.system_mode ? "system" : "user",
-             have_binary ? guest_binary.path : "",
-             have_binary ? guest_binary.start_code : 0,
-             have_binary ? guest_binary.end_code : 0,
-             have_binary ? guest_binary.entry : 0,
-             created, events);
-    return meta;
-}
-
 /*
  * The events the etrace sink turns into its records (docs/etrace.md);
  * like log=, they land in out= too.
@@ -882,12 +670,11 @@ static void choose_instrumentation(void)
     qt.trace_tb_count = evsel_is_enabled(sel, QTRACE_EV_TB_COUNT);
     qt.need_icount = needs_icount(sel);
     /*
-     * The log, etrace and uftrace sinks read raw records on the writer
-     * thread. A packed block names its translation only by id: the
-     * reader needs the tb_trans records to expand it, so they come along.
+     * A packed block names its translation only by id: a reader (and the
+     * sinks that read records, through the same unpacker) needs the
+     * tb_trans records to expand it, so they come along.
      */
-    qt.packed = qt.opts.packed && !qt.opts.log && !qt.opts.etrace &&
-                !qt.opts.uftrace;
+    qt.packed = qt.opts.packed;
     if (qt.packed && qt.trace_exec_tb) {
         evsel_enable(sel, QTRACE_EV_TB_TRANS);
         qt.trace_tb_trans = true;
@@ -917,7 +704,7 @@ static int open_sinks(const qemu_info_t *info, struct sink **sinks,
     }
     if (qt.opts.out) {
         struct sink_file_cfg cfg = {
-            .path = qt.opts.out, .meta = trace_meta,
+            .path = qt.opts.out, .meta = meta_text,
             .meta_now = info->system_emulation,
             .catalog = qtrace_catalog_text, .compress = qt.opts.compress,
             .zstd_level = qt.opts.zstd_level,
@@ -931,8 +718,7 @@ static int open_sinks(const qemu_info_t *info, struct sink **sinks,
         (*n_sinks)++;
     }
     if (qt.opts.log) {
-        sinks[*n_sinks] = sink_log_new(qt.opts.log, info->system_emulation,
-                                       err);
+        sinks[*n_sinks] = sink_log_new(qt.opts.log, &qt.cat, err);
         if (!sinks[*n_sinks]) {
             prefix_err(err, "log=");
             return -1;
@@ -941,7 +727,7 @@ static int open_sinks(const qemu_info_t *info, struct sink **sinks,
     }
     if (qt.opts.etrace) {
         struct sink_etrace_cfg ecfg = {
-            .target = qt.opts.etrace, .arch = qt.target,
+            .target = qt.opts.etrace, .arch = qt.target, .cat = &qt.cat,
             .flags = qt.opts.etrace_flags, .stop_on_loss = qt.opts.etrace_stop,
             .wait_s = qt.opts.etrace_wait_s,
             .stall_s = qt.opts.etrace_stall_s,
@@ -955,7 +741,8 @@ static int open_sinks(const qemu_info_t *info, struct sink **sinks,
         (*n_sinks)++;
     }
     if (qt.opts.uftrace) {
-        sinks[*n_sinks] = sink_uftrace_new(qt.opts.uftrace, trace_meta, err);
+        sinks[*n_sinks] = sink_uftrace_new(qt.opts.uftrace, meta_text,
+                                           &qt.cat, err);
         if (!sinks[*n_sinks]) {
             prefix_err(err, "uftrace=");
             return -1;
@@ -1014,6 +801,15 @@ int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
         return -1;
     }
     choose_instrumentation();
+    mem_setup(&(struct mem_cfg){
+        .packets = qt.pack_mem, .system_mode = qt.system_mode,
+        .values = qt.mem_values,
+    });
+    meta_setup(&(struct meta_cfg){
+        .target = qt.target, .qemu_version = qt.qemu_version,
+        .system_mode = qt.system_mode, .trace_maps = qt.trace_maps,
+        .sel = &qt.opts.sel,
+    });
     if (open_sinks(info, sinks, &n_sinks, &err) < 0) {
         fprintf(stderr, "qtrace: %s\n", err.msg);
         return -1;

@@ -23,6 +23,7 @@
 #include "../convert/etrace-enc.h"
 #include "../format/etrace.h"
 #include "sink.h"
+#include "sink-records.h"
 #include "tbtab.h"
 #include "writer.h"
 
@@ -35,6 +36,7 @@ struct sink_etrace {
     bool stop_on_loss;              /* etrace-peer-lost=stop */
     int stall_ms;                   /* etrace-stall=, in ms */
     struct etrace_enc *enc;
+    struct sink_records recs;
     char why[128];                  /* why the last write failed */
 };
 
@@ -203,22 +205,23 @@ static void put_record(struct sink_etrace *et, uint16_t unit,
     }
 }
 
+static int etrace_record(void *arg, const struct chunk *c,
+                         const struct qtrace_rec *r)
+{
+    /* Translations belong to no vCPU: unit 0, as the original's CPU 0. */
+    put_record(arg, c->vcpu == QTRACE_VCPU_NONE ? 0 : (uint16_t)c->vcpu, r);
+    return 0;
+}
+
 static int etrace_chunk(struct sink *s, const struct chunk *c)
 {
     struct sink_etrace *et = (struct sink_etrace *)s;
-    const uint8_t *p = c->data;
-    const uint8_t *end = c->data + c->len;
-    /* Translations belong to no vCPU: unit 0, as the original's CPU 0. */
-    uint16_t unit = c->vcpu == QTRACE_VCPU_NONE ? 0 : (uint16_t)c->vcpu;
+    char why[160];
 
-    while (p + sizeof(struct qtrace_rec) <= end) {
-        const struct qtrace_rec *r = (const struct qtrace_rec *)p;
-
-        if (r->size < sizeof(*r)) {
-            break;
-        }
-        put_record(et, unit, r);
-        p += r->size;
+    if (sink_records_each(&et->recs, c, etrace_record, et, why,
+                          sizeof(why)) < 0) {
+        sink_fail(s, why);
+        return -EIO;
     }
     /* Whole chunks go to the peer as they come: it sees the run live. */
     if (etrace_enc_sync(et->enc) < 0) {
@@ -260,6 +263,7 @@ static void etrace_free(struct sink *s)
         close(et->fd);
     }
     etrace_enc_free(et->enc);
+    sink_records_fini(&et->recs);
     free(s->target);
     free(et);
 }
@@ -391,8 +395,9 @@ struct sink *sink_etrace_new(const struct sink_etrace_cfg *cfg,
     };
     struct qtrace_err why = { "" };
 
-    if (!et) {
+    if (!et || sink_records_init(&et->recs, cfg->cat) < 0) {
         qtrace_err_set(err, "%s: %s", cfg->target, strerror(ENOMEM));
+        free(et);
         return NULL;
     }
     et->fd = -1;

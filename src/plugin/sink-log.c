@@ -15,6 +15,7 @@
 
 #include "qtrace-events.h"
 #include "sink.h"
+#include "sink-records.h"
 #include "tbtab.h"
 
 #define LINE_MAX_BYTES 2048
@@ -30,6 +31,7 @@ struct sink_log {
     FILE *f;
     bool own_file;                  /* not stderr */
     struct log_line *pending[LOG_VCPUS];   /* instruction awaiting accesses */
+    struct sink_records recs;
 };
 
 static void line_append(struct log_line *l, const char *fmt, ...)
@@ -118,34 +120,38 @@ static void log_mem(struct sink_log *lg, uint32_t vcpu,
     }
 }
 
+static int log_record(void *arg, const struct chunk *c,
+                      const struct qtrace_rec *r)
+{
+    struct sink_log *lg = arg;
+
+    switch (r->id) {
+    case QTRACE_EV_EXEC_INSN:
+        log_insn(lg, c->vcpu, (const struct qtrace_ev_exec_insn *)r);
+        break;
+    case QTRACE_EV_MEM_ACCESS:
+        log_mem(lg, c->vcpu, (const struct qtrace_ev_mem_access *)r);
+        break;
+    case QTRACE_EV_VCPU_EXIT:
+        if (c->vcpu < LOG_VCPUS) {
+            flush_line(lg, lg->pending[c->vcpu]);
+        }
+        break;
+    default:
+        break;
+    }
+    return 0;
+}
+
 static int log_chunk(struct sink *s, const struct chunk *c)
 {
     struct sink_log *lg = (struct sink_log *)s;
-    const uint8_t *p = c->data;
-    const uint8_t *end = c->data + c->len;
+    char why[160];
 
-    while (p + sizeof(struct qtrace_rec) <= end) {
-        const struct qtrace_rec *r = (const struct qtrace_rec *)p;
-
-        if (r->size < sizeof(*r)) {
-            break;
-        }
-        switch (r->id) {
-        case QTRACE_EV_EXEC_INSN:
-            log_insn(lg, c->vcpu, (const struct qtrace_ev_exec_insn *)r);
-            break;
-        case QTRACE_EV_MEM_ACCESS:
-            log_mem(lg, c->vcpu, (const struct qtrace_ev_mem_access *)r);
-            break;
-        case QTRACE_EV_VCPU_EXIT:
-            if (c->vcpu < LOG_VCPUS) {
-                flush_line(lg, lg->pending[c->vcpu]);
-            }
-            break;
-        default:
-            break;
-        }
-        p += r->size;
+    if (sink_records_each(&lg->recs, c, log_record, lg, why,
+                          sizeof(why)) < 0) {
+        sink_fail(s, why);
+        return -EIO;
     }
     if (ferror(lg->f)) {
         sink_fail(s, strerror(errno ? errno : EIO));
@@ -184,6 +190,7 @@ static void log_free(struct sink *s)
     for (i = 0; i < LOG_VCPUS; i++) {
         free(lg->pending[i]);
     }
+    sink_records_fini(&lg->recs);
     free(s->target);
     free(lg);
 }
@@ -195,14 +202,14 @@ static const struct sink_ops sink_log_ops = {
     .free = log_free,
 };
 
-struct sink *sink_log_new(const char *path, bool system_mode,
+struct sink *sink_log_new(const char *path, const struct qtrace_catalog *cat,
                           struct qtrace_err *err)
 {
     struct sink_log *lg = calloc(1, sizeof(*lg));
 
-    (void)system_mode;
-    if (!lg) {
+    if (!lg || sink_records_init(&lg->recs, cat) < 0) {
         qtrace_err_set(err, "%s: %s", path, strerror(ENOMEM));
+        free(lg);
         return NULL;
     }
     if (strcmp(path, "stderr") == 0) {
@@ -211,6 +218,7 @@ struct sink *sink_log_new(const char *path, bool system_mode,
         lg->f = fopen(path, "w");
         if (!lg->f) {
             qtrace_err_set(err, "%s: %s", path, strerror(errno));
+            sink_records_fini(&lg->recs);
             free(lg);
             return NULL;
         }

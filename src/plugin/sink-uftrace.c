@@ -15,6 +15,7 @@
 #include "qtrace-events.h"
 #include "qtrace/symbols.h"
 #include "sink.h"
+#include "sink-records.h"
 #include "../convert/uftrace-dir.h"
 
 /* One image_map record, kept for the close. */
@@ -29,6 +30,8 @@ struct sink_uftrace {
     sink_meta_fn meta;
     struct kept_map *maps;
     size_t n_maps, cap_maps;
+    struct sink_records recs;
+    struct qtrace_err err;          /* why uftrace_record failed */
 };
 
 static void keep_map(struct sink_uftrace *su,
@@ -85,33 +88,35 @@ static int uftrace_record(struct sink_uftrace *su, const struct chunk *c,
     }
 }
 
+static int uftrace_each(void *arg, const struct chunk *c,
+                        const struct qtrace_rec *r)
+{
+    struct sink_uftrace *su = arg;
+
+    /* The translation stream holds image_map records, but no task. */
+    if (c->vcpu == QTRACE_VCPU_NONE && r->id != QTRACE_EV_IMAGE_MAP) {
+        return 0;
+    }
+    return uftrace_record(su, c, r, &su->err);
+}
+
 static int uftrace_chunk(struct sink *s, const struct chunk *c)
 {
     struct sink_uftrace *su = (struct sink_uftrace *)s;
-    const uint8_t *p = c->data;
-    const uint8_t *end = c->data + c->len;
-    struct qtrace_err err = { "" };
-    /* The translation stream holds image_map records, but no task. */
-    bool task = c->vcpu != QTRACE_VCPU_NONE;
+    char why[160];
+    int ret;
 
     if (!su->u) {
         return -EIO;
     }
-    while (p + sizeof(struct qtrace_rec) <= end) {
-        const struct qtrace_rec *r = (const struct qtrace_rec *)p;
-
-        if (r->size < sizeof(*r) || p + r->size > end) {
-            break;
-        }
-        if (task || r->id == QTRACE_EV_IMAGE_MAP) {
-            if (uftrace_record(su, c, r, &err) < 0) {
-                sink_fail(s, err.msg);
-                uftrace_dir_free(su->u);
-                su->u = NULL;
-                return -EIO;
-            }
-        }
-        p += r->size;
+    su->err.msg[0] = '\0';
+    ret = sink_records_each(&su->recs, c, uftrace_each, su, why,
+                            sizeof(why));
+    if (ret < 0) {
+        sink_fail(s, su->err.msg[0] ? su->err.msg : why);
+        uftrace_dir_free(su->u);
+        su->u = NULL;
+        return -EIO;
     }
     return 0;
 }
@@ -204,6 +209,7 @@ static void uftrace_free(struct sink *s)
         free(su->maps[i].path);
     }
     free(su->maps);
+    sink_records_fini(&su->recs);
     free(s->target);
     free(su);
 }
@@ -216,16 +222,19 @@ static const struct sink_ops sink_uftrace_ops = {
 };
 
 struct sink *sink_uftrace_new(const char *dir, sink_meta_fn meta,
+                              const struct qtrace_catalog *cat,
                               struct qtrace_err *err)
 {
     struct sink_uftrace *su = calloc(1, sizeof(*su));
 
-    if (!su) {
+    if (!su || sink_records_init(&su->recs, cat) < 0) {
         qtrace_err_set(err, "%s: %s", dir, strerror(ENOMEM));
+        free(su);
         return NULL;
     }
     /* Created now so that a bad path fails the load, not the exit. */
     if (uftrace_dir_open(&su->u, dir, err) < 0) {
+        sink_records_fini(&su->recs);
         free(su);
         return NULL;
     }

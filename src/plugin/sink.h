@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "qtrace/catalog.h"
 #include "qtrace/err.h"
 #include "vbuf.h"
 
@@ -55,14 +56,18 @@ struct sink_file_cfg {
 
 struct sink *sink_file_new(const struct sink_file_cfg *cfg,
                            struct qtrace_err *err);
-/* execlog-style text; path "stderr" writes to standard error. */
-struct sink *sink_log_new(const char *path, bool system_mode,
+/*
+ * execlog-style text; path "stderr" writes to standard error. cat: the
+ * catalog the plugin records with (to read packed chunks).
+ */
+struct sink *sink_log_new(const char *path, const struct qtrace_catalog *cat,
                           struct qtrace_err *err);
 
 /* etrace=: Xilinx etrace to a file or, as "unix:PATH", a socket peer. */
 struct sink_etrace_cfg {
     const char *target;             /* PATH or unix:PATH */
     const char *arch;               /* QEMU target name of the guest */
+    const struct qtrace_catalog *cat;   /* the plugin's, for packed chunks */
     uint32_t flags;                 /* etrace-flags= (ETRACE_F_*) */
     bool stop_on_loss;              /* etrace-peer-lost=stop */
     int wait_s;                     /* etrace-wait=: 0 waits forever */
@@ -76,6 +81,7 @@ struct sink *sink_etrace_new(const struct sink_etrace_cfg *cfg,
  * are written.
  */
 struct sink *sink_uftrace_new(const char *dir, sink_meta_fn meta,
+                              const struct qtrace_catalog *cat,
                               struct qtrace_err *err);
 
 /* Report a sink failure once, from the writer thread. */

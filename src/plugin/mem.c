@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The memory callback (see mem.h). It runs for every load and store, so
+ * what QEMU makes costly to ask (four calls to decode a meminfo) is
+ * cached per instruction.
+ */
+#include <stdatomic.h>
+#include <string.h>
+
+#include "qtrace-events.h"
+#include "../format/chunk.h"
+#include "mem.h"
+#include "pack.h"
+#include "tbtab.h"
+#include "vcpu.h"
+
+static struct mem_cfg cfg;
+
+void mem_setup(const struct mem_cfg *c)
+{
+    cfg = *c;
+}
+
+/*
+ * The packed info byte of a meminfo value. QEMU decodes meminfo only
+ * through four calls; an instruction's accesses nearly always share one
+ * value, so each instruction keeps its last one decoded, in the cache
+ * line the callback reads anyway: key << 32 | valid | bits, read and
+ * written whole (a race between vCPUs only recomputes the same value).
+ */
+#define MEMINFO_VALID 0x100u
+
+static uint8_t __attribute__((noinline))
+decode_meminfo(qemu_plugin_meminfo_t info, _Atomic uint64_t *slot)
+{
+    uint8_t bits = (uint8_t)qemu_plugin_mem_size_shift(info);
+
+    if (qemu_plugin_mem_is_store(info)) {
+        bits |= PACKED_MEM_STORE;
+    }
+    if (qemu_plugin_mem_is_sign_extended(info)) {
+        bits |= PACKED_MEM_SIGNED;
+    }
+    if (qemu_plugin_mem_is_big_endian(info)) {
+        bits |= PACKED_MEM_BIG_ENDIAN;
+    }
+    atomic_store_explicit(slot, (uint64_t)info << 32 | MEMINFO_VALID | bits,
+                          memory_order_relaxed);
+    return bits;
+}
+
+static inline uint8_t meminfo_bits(qemu_plugin_meminfo_t info,
+                                   const struct insn_info *in)
+{
+    _Atomic uint64_t *slot = (_Atomic uint64_t *)&in->meminfo;
+    uint64_t e = atomic_load_explicit(slot, memory_order_relaxed);
+
+    if ((e >> 32) == info && (e & MEMINFO_VALID)) {
+        return (uint8_t)e;
+    }
+    return decode_meminfo(info, slot);
+}
+
+/* User mode with exec_tb: the access is relative to the current block. */
+static inline void vcpu_mem_packed(struct vcpu *vc,
+                                   qemu_plugin_meminfo_t info,
+                                   uint64_t vaddr, const struct insn_info *in)
+{
+    pack_mem(vc->buf.pack, &vc->buf, in->idx, in->pc, meminfo_bits(info, in),
+             vaddr);
+}
+
+void mem_access_cb(unsigned int vcpu_index, qemu_plugin_meminfo_t info,
+                   uint64_t vaddr, void *udata)
+{
+    const struct insn_info *in = udata;
+    struct vcpu *vc = vcpu_of(vcpu_index);
+    struct qtrace_ev_mem_access *r;
+    const char *dev = NULL;
+    uint64_t paddr = 0;
+    uint32_t dev_len = 0;
+    uint8_t flags = 0;
+
+    if (!vc) {
+        return;
+    }
+    if (vc->buf.pack && cfg.packets) {
+        vcpu_mem_packed(vc, info, vaddr, in);
+        return;
+    }
+    if (qemu_plugin_mem_is_store(info)) {
+        flags |= QTRACE_MEM_STORE;
+    }
+    if (qemu_plugin_mem_is_sign_extended(info)) {
+        flags |= QTRACE_MEM_SIGNED;
+    }
+    if (qemu_plugin_mem_is_big_endian(info)) {
+        flags |= QTRACE_MEM_BIG_ENDIAN;
+    }
+    if (cfg.system_mode) {
+        struct qemu_plugin_hwaddr *hw = qemu_plugin_get_hwaddr(info, vaddr);
+
+        if (hw) {
+            flags |= QTRACE_MEM_HAS_PADDR;
+            paddr = qemu_plugin_hwaddr_phys_addr(hw);
+            if (qemu_plugin_hwaddr_is_io(hw)) {
+                flags |= QTRACE_MEM_IO;
+                dev = qemu_plugin_hwaddr_device_name(hw);
+                dev_len = dev ? (uint32_t)strnlen(dev, 255) : 0;
+            }
+        }
+    }
+    r = emit(vc, QTRACE_EV_MEM_ACCESS,
+             qtrace_rec_size(QTRACE_EV_MEM_ACCESS_FIXED, dev_len),
+             vc->tb_time + in->idx);
+    r->pc = in->pc;
+    r->vaddr = vaddr;
+    r->paddr = paddr;
+    r->size = (uint8_t)(1u << qemu_plugin_mem_size_shift(info));
+    r->value = 0;
+    if (cfg.values) {
+        qemu_plugin_mem_value v = qemu_plugin_mem_get_value(info);
+
+        /* A 16-byte access keeps its low half. */
+        r->value = v.type == QEMU_PLUGIN_MEM_VALUE_U8 ? v.data.u8 :
+                   v.type == QEMU_PLUGIN_MEM_VALUE_U16 ? v.data.u16 :
+                   v.type == QEMU_PLUGIN_MEM_VALUE_U32 ? v.data.u32 :
+                   v.type == QEMU_PLUGIN_MEM_VALUE_U64 ? v.data.u64 :
+                   v.data.u128.low;
+        flags |= QTRACE_MEM_HAS_VALUE;
+    }
+    r->flags = flags;
+    r->device_len = (uint16_t)dev_len;
+    if (dev_len) {
+        memcpy((uint8_t *)r + QTRACE_EV_MEM_ACCESS_FIXED, dev, dev_len);
+    }
+}

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Memory access records: QEMU's memory callback turns each load and store
+ * into a mem_access record, or in user mode with exec_tb into a short
+ * packet relative to the current block (docs/format.md).
+ */
+#ifndef QTRACE_PLUGIN_MEM_H
+#define QTRACE_PLUGIN_MEM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../qemu/qemu-plugin.h"
+
+struct mem_cfg {
+    bool packets;               /* packed streams get memory packets */
+    bool system_mode;           /* physical addresses and devices */
+    bool values;                /* QEMU gives accessed values (API 4+) */
+};
+
+/* At install, before any callback. */
+void mem_setup(const struct mem_cfg *cfg);
+
+/* QEMU's memory callback; udata is the instruction's insn_info. */
+void mem_access_cb(unsigned int vcpu_index, qemu_plugin_meminfo_t info,
+                   uint64_t vaddr, void *udata);
+
+#endif /* QTRACE_PLUGIN_MEM_H */

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Per-vCPU state, shared by the plugin's execution callbacks (plugin.c,
+ * mem.c), and the way they append a record to the running vCPU's buffer.
+ */
+#ifndef QTRACE_PLUGIN_VCPU_H
+#define QTRACE_PLUGIN_VCPU_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "qtrace/format.h"
+#include "vbuf.h"
+
+#define MAX_VCPUS 4096
+
+/*
+ * In an array indexed by vCPU index (a __thread variable costs a call per
+ * access in a dlopen'd library). Slot i is written only by the thread
+ * running vCPU i; cache-line aligned so vCPUs do not share.
+ */
+struct vcpu {
+    struct vbuf buf;
+    uint64_t icount;            /* instructions of blocks entered */
+    uint64_t tb_time;           /* icount when the current block began */
+    bool live;
+} __attribute__((aligned(64)));
+
+extern struct vcpu vcpus[MAX_VCPUS];
+
+static inline struct vcpu *vcpu_of(unsigned int vcpu_index)
+{
+    if (__builtin_expect(vcpu_index >= MAX_VCPUS, 0)) {
+        return NULL;
+    }
+    return &vcpus[vcpu_index];
+}
+
+/* A record of event id, size bytes, at time: the caller fills the rest. */
+static inline void *emit(struct vcpu *vc, uint16_t id, uint32_t size,
+                         uint64_t time)
+{
+    struct qtrace_rec *r = vbuf_record(&vc->buf, size);
+
+    r->id = id;
+    r->size = (uint16_t)size;
+    r->reserved = 0;
+    r->time = time;
+    return r;
+}
+
+#endif /* QTRACE_PLUGIN_VCPU_H */
