@@ -168,7 +168,11 @@ static void release_behind(struct qtrace_reader *rd, uint64_t off)
     uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
     uint64_t upto;
 
-    if (off - rd->released < 2ull * RELEASE_WINDOW) {
+    /*
+     * Sums, not a difference: after a rewind off is below released, and a
+     * wrapped length would drop memory that is not the file's.
+     */
+    if (off < rd->released + 2ull * RELEASE_WINDOW) {
         return;
     }
     upto = (off - RELEASE_WINDOW) & ~(page - 1);
@@ -574,6 +578,7 @@ int qtrace_reader_count_chunk(struct qtrace_reader *rd, uint64_t *counts,
 void qtrace_reader_rewind(struct qtrace_reader *rd)
 {
     unpack_reset(&rd->up);
+    rd->released = 0;           /* dropped pages come back when read */
     rd->off = rd->first_off;
     rd->chunk_no = 1;
     rd->rec = rd->rec_end = rd->map;

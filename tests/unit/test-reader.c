@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -1055,6 +1056,91 @@ static void test_reader_bad_record_in_zstd_chunk_named(void **state)
     free(path);
 }
 
+/* Resident memory of this process, in MiB. */
+static long resident_mib(void)
+{
+    long pages = 0;
+    FILE *f = fopen("/proc/self/statm", "r");
+
+    assert_non_null(f);
+    assert_int_equal(fscanf(f, "%*s %ld", &pages), 1);
+    fclose(f);
+    return pages * sysconf(_SC_PAGESIZE) >> 20;
+}
+
+/*
+ * A 300 MiB trace, far beyond the reader's release window (64 MiB): read
+ * to the end, rewind, read again. Both passes see every record intact and
+ * keep resident memory well under the file's size; the second one starts
+ * below the part already released, and releases nothing but the file's.
+ */
+static void test_reader_rewind_after_release_reads_again(void **state)
+{
+    enum { PER_CHUNK = 65536, CHUNKS = 300, CANARY = 96 << 20 };
+    uint8_t *data = malloc((size_t)PER_CHUNK * 16);
+    uint8_t *canary;
+    struct qtrace_writer *w;
+    struct qtrace_reader *rd;
+    struct qtrace_record rec;
+    struct qtrace_err err;
+    char *path = temp_path();
+    uint64_t n, pass;
+    size_t i, c;
+
+    (void)state;
+    assert_non_null(data);
+    memset(data, 0, (size_t)PER_CHUNK * 16);
+    assert_int_equal(qtrace_writer_open(&w, path, meta_text, catalog_text,
+                                        &err), 0);
+    for (c = 0; c < CHUNKS; c++) {
+        for (i = 0; i < PER_CHUNK; i++) {
+            put16(data + 16 * i, EV_Z);
+            put16(data + 16 * i + 2, 16);
+            put64(data + 16 * i + 8, c * PER_CHUNK + i);
+        }
+        assert_int_equal(qtrace_writer_chunk(w, QTRACE_CHUNK_DATA, 0, 100,
+                                             data, PER_CHUNK * 16, &err), 0);
+    }
+    assert_int_equal(qtrace_writer_close(w, "records=1\n", &err), 0);
+
+    assert_int_equal(qtrace_reader_open(path, &rd, &err), 0);
+    /*
+     * Mapped after the trace, so (mappings grow downwards) most likely
+     * right below it: where a release that miscounts would reach.
+     */
+    canary = mmap(NULL, CANARY, PROT_READ | PROT_WRITE,
+                  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    assert_true(canary != MAP_FAILED);
+    memset(canary, 0xa5, CANARY);
+    for (pass = 0; pass < 2; pass++) {
+        n = 0;
+        while (qtrace_reader_next(rd, &rec, &err) == 1) {
+            if (rec.time != n) {
+                fail_msg("pass %" PRIu64 ": record %" PRIu64 " has time %"
+                         PRIu64, pass, n, rec.time);
+            }
+            n++;
+        }
+        assert_int_equal(n, (uint64_t)PER_CHUNK * CHUNKS);
+        assert_true(qtrace_reader_has_end(rd));
+        if (resident_mib() > 200 + (CANARY >> 20)) {
+            fail_msg("pass %" PRIu64 ": %ld MiB resident", pass,
+                     resident_mib());
+        }
+        qtrace_reader_rewind(rd);
+    }
+    for (i = 0; i < CANARY; i++) {
+        if (canary[i] != 0xa5) {
+            fail_msg("memory outside the trace changed at byte %zu", i);
+        }
+    }
+    munmap(canary, CANARY);
+    qtrace_reader_close(rd);
+    free(data);
+    unlink(path);
+    free(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1073,6 +1159,7 @@ int main(void)
         cmocka_unit_test(test_reader_bad_zstd_frame_stops_there),
         cmocka_unit_test(test_reader_zstd_frame_over_the_limit_rejected),
         cmocka_unit_test(test_reader_bad_record_in_zstd_chunk_named),
+        cmocka_unit_test(test_reader_rewind_after_release_reads_again),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
