@@ -5,9 +5,10 @@
 For every workload and mode the guest runs under qemu-x86_64, alternating
 modes inside each round so that machine noise hits all of them alike; the
 median of the rounds is compared with the median of plain QEMU. Prints a
-table: time ratio to plain QEMU, trace bytes per executed block and per
-memory access, records per second, peak memory. Then times the reader on
-the biggest trace. Usage: bench.py BUILD_DIR [--rounds N] [--quick]
+table: time ratio to plain QEMU, trace file size, encoded bytes (before
+compression) per executed block and per memory access, records per
+second, peak memory. Then times the reader on the biggest trace.
+Usage: bench.py BUILD_DIR [--rounds N] [--quick]
 """
 
 import argparse
@@ -106,6 +107,8 @@ def info_counts(qtrace, trace):
             counts[name] = int(value)
         elif line.startswith("total:"):
             counts["total"] = int(line.split()[1])
+        elif line.startswith("data_bytes:"):
+            counts["data_bytes"] = int(line.split()[1])
     return counts
 
 
@@ -124,6 +127,7 @@ def trace_stats(args, mode, trace, log):
     if os.path.exists(trace):
         stats["bytes"] = os.path.getsize(trace)
         counts = info_counts(args.qtrace, trace)
+        stats["encoded"] = counts.get("data_bytes", stats["bytes"])
         stats["records"] = counts.get("total", 0)
         stats["blocks"] = counts.get("exec_tb", 0)
         stats["mems"] = counts.get("mem_access", 0)
@@ -166,14 +170,16 @@ def bench_workload(args, name, argv, modes, work, keep):
         if st.get("records"):
             row["rec_per_s"] = st["records"] / t
         if st.get("blocks") and mode != "text-log":
-            row["b_per_block"] = st["bytes"] / st["blocks"]
+            row["b_per_block"] = st["encoded"] / st["blocks"]
         rows.append(row)
-    # Bytes per access: what adding mem_access costs over blocks alone.
+    # Bytes per access: what adding mem_access costs over blocks alone,
+    # encoded, before compression (which varies with the writer's load).
     tb, tbm = stats.get("blocks"), stats.get("blocks+mem")
     if tb and tbm and tbm.get("mems"):
         for row in rows:
             if row["mode"] == "blocks+mem":
-                row["b_per_mem"] = (tbm["bytes"] - tb["bytes"]) / tbm["mems"]
+                row["b_per_mem"] = ((tbm["encoded"] - tb["encoded"])
+                                    / tbm["mems"])
     return rows
 
 

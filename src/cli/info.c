@@ -208,8 +208,8 @@ static void print_shape(const struct qtrace_reader *rd,
                         const struct counts *c)
 {
     const char *end_records = qtrace_reader_end(rd, "records");
+    const char *end_bytes = qtrace_reader_end(rd, "bytes");
     const char *lost = qtrace_reader_end(rd, "lost");
-
     const char *format = qtrace_reader_meta(rd, "format");
 
     /* An etrace file has records, not chunks: chunk_seq numbers them. */
@@ -218,6 +218,10 @@ static void print_shape(const struct qtrace_reader *rd,
                c->total ? c->last_seq + 1 : 0);
     } else {
         printf("chunks: %" PRIu64 "\n", count_chunks(rd, c));
+    }
+    if (end_bytes) {
+        /* What the records take encoded, before any compression. */
+        printf("data_bytes: %s\n", end_bytes);
     }
     printf("streams: %u\n", count_vcpu_streams(c));
     printf("records: %" PRIu64, c->total);
