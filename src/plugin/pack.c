@@ -14,6 +14,7 @@
 #include "qtrace/format.h"
 #include "../format/le.h"
 #include "pack.h"
+#include "tbtab.h"
 
 #define PRED_VCPUS 4096             /* as many as the plugin traces */
 
@@ -29,7 +30,11 @@ struct predictor {
 static struct predictor *preds[PRED_VCPUS];
 static struct chunk *out;
 
-enum packet_kind { PACKET_BAD, PACKET_RECORD, PACKET_MEM };
+/* Bytes copied for any memory packet: its maximum, rounded up. */
+#define MEM_COPY 24u
+
+_Static_assert(PACKED_MEM_MAX <= MEM_COPY && TBTAB_MAX_ID < STAGED_MEM,
+               "staged words: memory packet lengths or block ids overlap");
 
 void pack_block_slow(struct vbuf *vb, uint32_t id)
 {
@@ -40,48 +45,28 @@ void pack_block_slow(struct vbuf *vb, uint32_t id)
 }
 
 /*
- * The packed-format packet at p (before end) that follows an escape word
- * of a staged stream based at base: its kind and its end; for a record,
- * where the record is.
+ * The record packet at p (before end), after a STAGED_ESCAPE word of a
+ * staged stream based at base: the record in it, or NULL if it is bad.
  */
-static enum packet_kind escaped_packet(const uint8_t *base, const uint8_t *p,
-                                       const uint8_t *end,
-                                       const uint8_t **next,
-                                       const uint8_t **rec)
+static const uint8_t *record_packet(const uint8_t *base, const uint8_t *p,
+                                    const uint8_t *end)
 {
-    uint64_t v;
+    const uint8_t *rec;
     size_t size;
 
-    if (p >= end) {
-        return PACKET_BAD;
+    if (p >= end || *p != PK_RECORD) {
+        return NULL;
     }
-    switch (*p++) {
-    case PK_RECORD:
-        *rec = base + ((size_t)(p - base) + 7) / 8 * 8;
-        if (*rec + sizeof(struct qtrace_rec) > end) {
-            return PACKET_BAD;
-        }
-        size = load16(*rec + 2);
-        if (size < sizeof(struct qtrace_rec) || size % 8 ||
-            size > (size_t)(end - *rec)) {
-            return PACKET_BAD;
-        }
-        *next = *rec + size;
-        return PACKET_RECORD;
-    case PK_MEM:
-        if (packed_get_varint(&p, end, &v) < 0 ||
-            packed_get_varint(&p, end, &v) < 0 || p >= end) {
-            return PACKET_BAD;
-        }
-        p++;
-        if (packed_get_varint(&p, end, &v) < 0) {
-            return PACKET_BAD;
-        }
-        *next = p;
-        return PACKET_MEM;
-    default:
-        return PACKET_BAD;
+    rec = base + ((size_t)(p + 1 - base) + 7) / 8 * 8;
+    if (rec + sizeof(struct qtrace_rec) > end) {
+        return NULL;
     }
+    size = load16(rec + 2);
+    if (size < sizeof(struct qtrace_rec) || size % 8 ||
+        size > (size_t)(end - rec)) {
+        return NULL;
+    }
+    return rec;
 }
 
 /* Where the word after an escaped packet ending at p starts. */
@@ -91,20 +76,34 @@ static const uint8_t *next_word(const uint8_t *base, const uint8_t *p)
         STAGED_WORD;
 }
 
+/*
+ * The end of the staged item at p (a block, or an escape word and its
+ * packet), or NULL if it runs past end; *rec is set for a record packet.
+ */
+static const uint8_t *staged_item(const uint8_t *base, const uint8_t *p,
+                                  const uint8_t *end, const uint8_t **rec)
+{
+    uint32_t w = load32(p);
+
+    *rec = NULL;
+    if (w < STAGED_MEM) {
+        return p + STAGED_WORD;
+    }
+    if (w != STAGED_ESCAPE) {
+        p += STAGED_WORD + (w & 0xff);
+        return p <= end ? next_word(base, p) : NULL;
+    }
+    *rec = record_packet(base, p + STAGED_WORD, end);
+    return *rec ? next_word(base, *rec + load16(*rec + 2)) : NULL;
+}
+
 uint64_t pack_staged_records(const uint8_t *p, size_t len)
 {
-    const uint8_t *base = p, *end = p + len, *next, *rec;
+    const uint8_t *base = p, *end = p + len, *rec;
     uint64_t n = 0;
 
-    while (end - p >= (ptrdiff_t)STAGED_WORD) {
-        if (load32(p) != STAGED_ESCAPE) {
-            p += STAGED_WORD;
-        } else if (escaped_packet(base, p + STAGED_WORD, end, &next,
-                                  &rec) != PACKET_BAD) {
-            p = next_word(base, next);
-        } else {
-            break;
-        }
+    while (end - p >= (ptrdiff_t)STAGED_WORD &&
+           (p = staged_item(base, p, end, &rec)) != NULL) {
         n++;
     }
     return n;
@@ -163,7 +162,7 @@ static uint8_t *put_blocks(struct predictor *pr, const uint8_t **pp,
     while (end - p >= (ptrdiff_t)STAGED_WORD) {
         uint32_t id = load32(p), *slot;
 
-        if (id == STAGED_ESCAPE) {
+        if (id >= STAGED_MEM) {
             break;
         }
         p += STAGED_WORD;
@@ -209,7 +208,8 @@ static uint8_t *put_record(uint8_t *q, const uint8_t *rec)
 /*
  * Room for the packed form: a staged block (4 bytes) becomes at most 6, a
  * record packet grows by at most 7 bytes of padding, and a run is written
- * only after blocks that wrote nothing; twice the input is plenty.
+ * only after blocks that wrote nothing; twice the input is plenty. The
+ * slack takes a memory packet's copy of MEM_COPY bytes at the very end.
  */
 static bool out_fits(size_t in_len)
 {
@@ -246,27 +246,33 @@ const struct chunk *pack_transcode(const struct chunk *in, char *why,
         if (p == end) {
             break;
         }
-        switch (escaped_packet(in->data, p + STAGED_WORD, end, &next,
-                               &rec)) {
-        case PACKET_RECORD:
-            q = put_record(put_run(pr, q, &n), rec);
-            /* The reader starts its stream over at a lost record. */
-            if (load16(rec) == QTRACE_EV_LOST) {
-                predictor_reset(pr, in->stream);
-            }
-            break;
-        case PACKET_MEM:
-            q = put_run(pr, q, &n);
-            memcpy(q, p + STAGED_WORD, (size_t)(next - p - STAGED_WORD));
-            q += next - p - STAGED_WORD;
-            break;
-        default:
+        next = end - p >= (ptrdiff_t)STAGED_WORD ?
+               staged_item(in->data, p, end, &rec) : NULL;
+        if (!next) {
             snprintf(why, why_len, "vCPU %u: bad staged packet at byte %zu",
                      in->vcpu, (size_t)(p - in->data));
             return NULL;
         }
+        q = put_run(pr, q, &n);
+        if (rec) {
+            q = put_record(q, rec);
+            /* The reader starts its stream over at a lost record. */
+            if (load16(rec) == QTRACE_EV_LOST) {
+                predictor_reset(pr, in->stream);
+            }
+        } else {
+            size_t len = load32(p) & 0xff;
+
+            /* A fixed-size copy is a few moves, a variable one a call. */
+            if (end - p >= (ptrdiff_t)(STAGED_WORD + MEM_COPY)) {
+                memcpy(q, p + STAGED_WORD, MEM_COPY);
+            } else {
+                memcpy(q, p + STAGED_WORD, len);
+            }
+            q += len;
+        }
         n++;
-        p = next_word(in->data, next);
+        p = next;
     }
     q = put_run(pr, q, &n);
     out->vcpu = in->vcpu;

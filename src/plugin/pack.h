@@ -21,9 +21,12 @@
 /*
  * The staged stream, which exists only between a vCPU and the writer
  * thread, never in a file, is made of 4-byte words: a block is its id
- * (below STAGED_ESCAPE); STAGED_ESCAPE is followed by one record or
- * memory packet of the packed format, then zeros up to the next word.
+ * (below STAGED_MEM); STAGED_MEM | n is followed by a memory packet of n
+ * bytes and STAGED_ESCAPE by a record packet, both of the packed format,
+ * then zeros up to the next word. The length saves the writer parsing
+ * the memory packet.
  */
+#define STAGED_MEM 0xffffff00u
 #define STAGED_ESCAPE 0xffffffffu
 #define STAGED_WORD 4u
 
@@ -123,12 +126,11 @@ static inline void pack_mem(struct pack_state *ps, struct vbuf *vb,
                             uint32_t idx, uint64_t pc, uint8_t info,
                             uint64_t vaddr)
 {
-    uint32_t escape = STAGED_ESCAPE;
-    uint8_t *p;
+    uint8_t *start, *p;
+    uint32_t escape;
 
-    p = vbuf_reserve(vb, STAGED_WORD + PACKED_MEM_MAX + STAGED_WORD);
-    memcpy(p, &escape, STAGED_WORD);
-    p += STAGED_WORD;
+    start = vbuf_reserve(vb, STAGED_WORD + PACKED_MEM_MAX + STAGED_WORD);
+    p = start + STAGED_WORD;
     *p++ = PK_MEM;
     p = packed_put_varint(p, idx);
     p = packed_put_varint(p, pc - ps->block_pc);
@@ -136,6 +138,8 @@ static inline void pack_mem(struct pack_state *ps, struct vbuf *vb,
     p = packed_put_varint(p, packed_zigzag((int64_t)(vaddr -
                                                      ps->last_vaddr)));
     ps->last_vaddr = vaddr;
+    escape = STAGED_MEM | (uint32_t)(p - start - STAGED_WORD);
+    memcpy(start, &escape, STAGED_WORD);
     pack_commit(vb, staged_pad(p));
     vbuf_count(vb, 1);
 }

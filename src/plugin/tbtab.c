@@ -14,6 +14,9 @@
 #define PAGE_IDS (1u << PAGE_BITS)
 #define N_PAGES 4096u               /* 268 M translations */
 
+_Static_assert((uint64_t)N_PAGES * PAGE_IDS - 1 == TBTAB_MAX_ID,
+               "tbtab.h's TBTAB_MAX_ID");
+
 static _Atomic(struct tb_info **) pages[N_PAGES];
 static pthread_mutex_t grow_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint32_t next_id = 1;        /* guarded by grow_lock */

@@ -40,6 +40,9 @@ struct tb_info {
     struct insn_info insns[];
 };
 
+/* Ids are handed out from 1 up to this one. */
+#define TBTAB_MAX_ID ((1u << 28) - 1)
+
 /*
  * A zeroed tb_info for n_insns instructions with a fresh id, published for
  * tbtab_get(). Never freed: execution callbacks may run until exit.
