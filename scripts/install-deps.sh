@@ -6,7 +6,8 @@ set -eu
 
 PACKAGES="
 build-essential meson ninja-build pkg-config
-libglib2.0-dev libcapstone-dev zlib1g-dev libzstd-dev libelf-dev libdw-dev
+libglib2.0-dev libcapstone-dev zlib1g-dev libzstd-dev libisal-dev libelf-dev
+libdw-dev
 libcmocka-dev
 qemu-user qemu-system-x86 qemu-system-arm
 gcc-aarch64-linux-gnu libc6-dev-arm64-cross

@@ -5,22 +5,28 @@
  * crc field taken as zero, then over the payload.
  */
 #include <string.h>
-#include <zlib.h>
+
+#include <isa-l/crc.h>
 
 #include "chunk.h"
+
+uint32_t qtrace_crc32(uint32_t crc, const void *buf, size_t len)
+{
+    return crc32_gzip_refl(crc, buf, len);
+}
 
 uint32_t qtrace_chunk_crc(const struct qtrace_chunk_hdr *hdr,
                           const void *payload, size_t len)
 {
     struct qtrace_chunk_hdr copy;       /* hdr with crc = 0 */
-    uLong crc;
+    uint32_t crc;
 
     /* Copy so that a header inside a read-only mapping can be checked. */
     memcpy(&copy, hdr, sizeof(copy));
     copy.crc = 0;
-    crc = crc32_z(0L, (const Bytef *)&copy, sizeof(copy));
+    crc = qtrace_crc32(0, &copy, sizeof(copy));
     if (len > 0) {
-        crc = crc32_z(crc, payload, len);
+        crc = qtrace_crc32(crc, payload, len);
     }
-    return (uint32_t)crc;
+    return crc;
 }

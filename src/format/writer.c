@@ -14,7 +14,6 @@
 #include <string.h>
 #include <sys/uio.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include "chunk.h"
 #include "writer.h"
@@ -99,7 +98,7 @@ static int write_chunk(struct qtrace_writer *w, uint16_t kind,
     struct iovec iov[WRITER_MAX_IOV];
     uint64_t len = 0;               /* payload bytes */
     uint64_t done;
-    uLong crc;
+    uint32_t crc;
     int i;
     int ret;
 
@@ -128,10 +127,10 @@ static int write_chunk(struct qtrace_writer *w, uint16_t kind,
     iov[0].iov_base = &hdr;
     iov[0].iov_len = sizeof(hdr);
     for (i = 0; i < n; i++) {
-        crc = crc32_z(crc, pieces[i].iov_base, pieces[i].iov_len);
+        crc = qtrace_crc32(crc, pieces[i].iov_base, pieces[i].iov_len);
         iov[i + 1] = pieces[i];
     }
-    hdr.crc = htole32((uint32_t)crc);
+    hdr.crc = htole32(crc);
 
     ret = write_all(w->fd, iov, n + 1, &done);
     if (ret < 0) {
