@@ -16,6 +16,7 @@
 #include <glib.h>
 
 #include "cli.h"
+#include "digits.h"
 #include "disasm.h"
 #include "event-filter.h"
 #include "guest-syms.h"
@@ -408,14 +409,11 @@ static void print_symbol(struct dump *d, const struct qtrace_record *rec)
 static void print_u64(uint64_t v, char c)
 {
     char buf[24];
-    char *p = buf + sizeof(buf);
+    char *end = buf + sizeof(buf) - 1;
+    char *p = digits_u64(end, v, 10);
 
-    *--p = c;
-    do {
-        *--p = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    fwrite_unlocked(p, 1, (size_t)(buf + sizeof(buf) - p), stdout);
+    *end = c;
+    fwrite_unlocked(p, 1, (size_t)(end + 1 - p), stdout);
 }
 
 static void print_record(struct dump *d, const struct qtrace_record *rec)

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "digits.h"
 #include "le.h"
 #include "qtrace/reader.h"
 
@@ -275,22 +276,15 @@ static void put_cformat(struct out *o, const char *f, uint64_t v, bool sgn)
 static void put_plain_int(struct out *o, uint64_t v, unsigned int base,
                           bool sgn)
 {
-    static const char digits[] = "0123456789abcdef";
     char tmp[24];
-    char *p = tmp + sizeof(tmp);
+    char *end = tmp + sizeof(tmp);
     bool neg = sgn && (int64_t)v < 0;
+    char *p = digits_u64(end, neg ? -v : v, base);
 
-    if (neg) {
-        v = -v;
-    }
-    do {
-        *--p = digits[v % base];
-        v /= base;
-    } while (v);
     if (neg) {
         *--p = '-';
     }
-    put(o, p, (size_t)(tmp + sizeof(tmp) - p));
+    put(o, p, (size_t)(end - p));
 }
 
 static bool spec_is_plain(const struct spec *sp)

@@ -205,7 +205,7 @@ static int parse_lossy(struct options *opts, const char *value,
 static int parse_compress(struct options *opts, const char *value,
                           struct qtrace_err *err)
 {
-    const char *level = NULL;
+    const char *level = value + 5;
     char *end;
     long n;
 
@@ -219,7 +219,6 @@ static int parse_compress(struct options *opts, const char *value,
         return -EINVAL;
     }
     if (value[4] == ':') {
-        level = value + 5;
         errno = 0;
         n = strtol(level, &end, 10);
         if (end == level || *end != '\0' || errno ||

@@ -90,7 +90,7 @@ static const uint8_t *staged_item(const uint8_t *base, const uint8_t *p,
         return p + STAGED_WORD;
     }
     if (w != STAGED_ESCAPE) {
-        p += STAGED_WORD + (w & 0xff);
+        p += STAGED_WORD + staged_mem_len(w);
         return p <= end ? next_word(base, p) : NULL;
     }
     *rec = record_packet(base, p + STAGED_WORD, end);
@@ -261,7 +261,7 @@ const struct chunk *pack_transcode(const struct chunk *in, char *why,
                 predictor_reset(pr, in->stream);
             }
         } else {
-            size_t len = load32(p) & 0xff;
+            size_t len = staged_mem_len(load32(p));
 
             /* A fixed-size copy is a few moves, a variable one a call. */
             if (end - p >= (ptrdiff_t)(STAGED_WORD + MEM_COPY)) {

@@ -30,6 +30,12 @@
 #define STAGED_ESCAPE 0xffffffffu
 #define STAGED_WORD 4u
 
+/* The length of the memory packet after the escape word w. */
+static inline size_t staged_mem_len(uint32_t w)
+{
+    return w & 0xffu;
+}
+
 /* Chunk flag of the plugin's own (not a file flag): a staged stream. */
 #define CHUNK_STAGED 0x8000u
 

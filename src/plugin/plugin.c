@@ -91,6 +91,27 @@ exec_tb_slow(struct vcpu *vc, const struct tb_info *tb)
     r->tb = tb->id;
 }
 
+/* One executed block into vc's stream; the caller sets tb_time if needed. */
+static inline void exec_block(struct vcpu *vc, const struct tb_info *tb)
+{
+    vc->icount += tb->n_insns;
+    if (__builtin_expect(vc->buf.pack != NULL, 1) &&
+        pack_block(&vc->buf, tb->id)) {
+        return;
+    }
+    exec_tb_slow(vc, tb);
+}
+
+/* The same, starting the block that memory packets are relative to. */
+static inline void exec_block_mem(struct vcpu *vc, const struct tb_info *tb)
+{
+    vc->tb_time = vc->icount;
+    exec_block(vc, tb);
+    if (vc->buf.pack) {
+        vc->buf.pack->block_pc = tb->pc;
+    }
+}
+
 /*
  * The block trace alone. The start of the block (tb_time) is kept only
  * where a record needs it: not here, where every record's time is the
@@ -98,18 +119,11 @@ exec_tb_slow(struct vcpu *vc, const struct tb_info *tb)
  */
 static void vcpu_tb_exec(unsigned int vcpu_index, void *udata)
 {
-    const struct tb_info *tb = udata;
     struct vcpu *vc = vcpu_of(vcpu_index);
 
-    if (!vc) {
-        return;
+    if (vc) {
+        exec_block(vc, udata);
     }
-    vc->icount += tb->n_insns;
-    if (__builtin_expect(vc->buf.pack != NULL, 1) &&
-        pack_block(&vc->buf, tb->id)) {
-        return;
-    }
-    exec_tb_slow(vc, tb);
 }
 
 /* The same where instruction and access records need the block start. */
@@ -119,19 +133,17 @@ static void vcpu_tb_exec_timed(unsigned int vcpu_index, void *udata)
 
     if (vc) {
         vc->tb_time = vc->icount;
-        vcpu_tb_exec(vcpu_index, udata);
+        exec_block(vc, udata);
     }
 }
 
 /* The same when memory packets follow: they are relative to the block. */
 static void vcpu_tb_exec_mem(unsigned int vcpu_index, void *udata)
 {
-    const struct tb_info *tb = udata;
     struct vcpu *vc = vcpu_of(vcpu_index);
 
-    vcpu_tb_exec_timed(vcpu_index, udata);
-    if (vc && vc->buf.pack) {
-        vc->buf.pack->block_pc = tb->pc;
+    if (vc) {
+        exec_block_mem(vc, udata);
     }
 }
 
@@ -150,12 +162,11 @@ static void vcpu_tb_count_calls(unsigned int vcpu_index, void *udata)
 
 static void vcpu_tb_exec_calls(unsigned int vcpu_index, void *udata)
 {
-    const struct tb_info *tb = udata;
     struct vcpu *vc = vcpu_of(vcpu_index);
 
     if (vc) {
-        calls_tb_start(vcpu_index, tb, vc->icount);
-        vcpu_tb_exec_mem(vcpu_index, udata);
+        calls_tb_start(vcpu_index, udata, vc->icount);
+        exec_block_mem(vc, udata);
     }
 }
 

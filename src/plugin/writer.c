@@ -186,6 +186,7 @@ bool writer_is_behind(void)
 {
     bool behind;
 
+    /* n_busy counts the chunk being written: two more are waiting. */
     pthread_mutex_lock(&w.lock);
     behind = w.n_busy > 2;
     pthread_mutex_unlock(&w.lock);

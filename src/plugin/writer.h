@@ -45,7 +45,7 @@ void *writer_trans_reserve(uint32_t size);
 void writer_trans_commit(void);
 
 /*
- * True when vCPU chunks are waiting behind the one being written: the
+ * True when two or more vCPU chunks wait behind the one being written: the
  * writer thread is not keeping up, and optional work (compression) should
  * give way. Called by sinks on the writer thread.
  */
