@@ -43,8 +43,9 @@ static uint32_t le32(const uint8_t *p)
  * x86_64: call rel32 (e8), call r/m (ff /2), ret (c3), ret imm16 (c2), and
  * jmp through a RIP-relative pointer (ff 25), which is how PLT entries
  * and -fno-plt code jump to another function: a tail call; other
- * indirect jmp (ff /4, ff /5) are indirect jumps. Legacy prefixes (bnd,
- * notrack, rep, operand size...) and REX are skipped.
+ * indirect jmp (ff /4, ff /5) are indirect jumps; syscall (0f 05) enters
+ * the kernel. Legacy prefixes (bnd, notrack, rep, operand size...) and
+ * REX are skipped.
  */
 static enum calls_class classify_x86_64(const uint8_t *code, size_t size)
 {
@@ -66,6 +67,9 @@ static enum calls_class classify_x86_64(const uint8_t *code, size_t size)
         return CALLS_OTHER;
     }
     switch (code[i]) {
+    case 0x0f:
+        return i + 1 < size && code[i + 1] == 0x05 ? CALLS_SYSCALL
+                                                   : CALLS_OTHER;
     case 0xe8:
         return CALLS_CALL;
     case 0xc3:
@@ -93,6 +97,7 @@ static enum calls_class classify_x86_64(const uint8_t *code, size_t size)
  * ret (retaa, retab), and br x16/x17: AAPCS64 reserves x16 and x17 (IP0,
  * IP1) for PLT entries and linker veneers, whose br is a tail call. Other
  * br registers (switch tables, computed gotos, longjmp) are indirect.
+ * svc enters the kernel.
  */
 static enum calls_class classify_aarch64(const uint8_t *code, size_t size)
 {
@@ -118,6 +123,9 @@ static enum calls_class classify_aarch64(const uint8_t *code, size_t size)
         (w & 0xfffff81f) == 0xd61f081f) {           /* braaz, brabz */
         return (rn == 16 || rn == 17) ? CALLS_TAIL : CALLS_INDIRECT;
     }
+    if ((w & 0xffe0001f) == 0xd4000001) {           /* svc */
+        return CALLS_SYSCALL;
+    }
     return CALLS_OTHER;
 }
 
@@ -126,7 +134,7 @@ static enum calls_class classify_aarch64(const uint8_t *code, size_t size)
  * that links ra or t0 (x1, x5) is a call; jalr x0 through ra or t0 is a
  * return. The psABI's tail-call sequence jumps through t1 (x6) with
  * jalr x0, and its PLT entries use jalr t1, t3: both are tail calls. Any
- * other jalr x0 is an indirect jump.
+ * other jalr x0 is an indirect jump. ecall enters the kernel.
  */
 static enum calls_class classify_rv_jalr(unsigned int rd, unsigned int rs1)
 {
@@ -172,6 +180,9 @@ static enum calls_class classify_riscv(const uint8_t *code, size_t size,
         return CALLS_OTHER;
     }
     w = le32(code);
+    if (w == 0x00000073) {                          /* ecall */
+        return CALLS_SYSCALL;
+    }
     rd = (w >> 7) & 31;
     rs1 = (w >> 15) & 31;
     if ((w & 0x7f) == 0x6f) {                       /* jal */
@@ -187,7 +198,7 @@ static enum calls_class classify_riscv(const uint8_t *code, size_t size,
  * A32: bl, blx (immediate and register), bx lr, mov pc, lr, pop/ldm with
  * pc from sp (and ldmdb fp of APCS frames), ldr pc, [sp], #4. PLT entries
  * end with ldr pc, [ip, #n]! and veneers with bx ip: tail calls. bx and
- * mov pc with other registers are indirect jumps.
+ * mov pc with other registers are indirect jumps. svc enters the kernel.
  */
 static enum calls_class classify_a32(uint32_t w)
 {
@@ -221,6 +232,9 @@ static enum calls_class classify_a32(uint32_t w)
     if ((w & 0x0f5ff000) == 0x051cf000) {           /* ldr pc, [ip, #n] */
         return CALLS_TAIL;
     }
+    if ((w & 0x0f000000) == 0x0f000000) {           /* svc */
+        return CALLS_SYSCALL;
+    }
     return CALLS_OTHER;
 }
 
@@ -233,7 +247,8 @@ static bool thumb_is_32(uint32_t h1)
 /*
  * Thumb-2: bl, blx (immediate and register), bx lr, mov pc, lr,
  * pop {..., pc} (16 and 32 bits), ldr.w pc, [sp], #4; bx ip is a tail call;
- * bx and mov pc with other registers are indirect jumps.
+ * bx and mov pc with other registers are indirect jumps; svc enters the
+ * kernel.
  */
 static enum calls_class classify_thumb(const uint8_t *code, size_t size)
 {
@@ -258,6 +273,9 @@ static enum calls_class classify_thumb(const uint8_t *code, size_t size)
         }
         if ((h1 & 0xff87) == 0x4687) {              /* mov pc, reg */
             return CALLS_INDIRECT;
+        }
+        if ((h1 & 0xff00) == 0xdf00) {              /* svc */
+            return CALLS_SYSCALL;
         }
         return CALLS_OTHER;
     }
@@ -322,6 +340,7 @@ static int rank(enum calls_class cls)
 {
     switch (cls) {
     case CALLS_OTHER:
+    case CALLS_SYSCALL:     /* a branch decides, an svc does not */
         return 0;
     case CALLS_INDIRECT:
         return 1;

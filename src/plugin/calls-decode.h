@@ -28,6 +28,7 @@ enum calls_class {
     CALLS_RET,                  /* returns to its caller */
     CALLS_TAIL,                 /* jumps to a function in place of a call */
     CALLS_INDIRECT,             /* other jump to a computed address */
+    CALLS_SYSCALL,              /* enters the kernel (svc, ecall...) */
 };
 
 /* Linux ABI facts of a guest architecture (user mode). */

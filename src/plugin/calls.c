@@ -41,7 +41,7 @@ struct land {
 };
 
 struct calls_vcpu {
-    struct calls_hot hot;           /* first: calls_vcpus points here */
+    struct calls_hot *hot;          /* in the plugin's vCPU slot */
     struct vbuf *vb;
     uint8_t pend_class;             /* enum calls_class of the branch */
     uint64_t pend_pc;               /* the branch instruction */
@@ -57,7 +57,8 @@ struct calls_vcpu {
     struct land land[LAND_SLOTS];
 };
 
-struct calls_hot *calls_vcpus[CALLS_MAX_VCPUS];
+/* Indexed by vCPU index; NULL before the vCPU starts. */
+static struct calls_vcpu *calls_vcpus[CALLS_MAX_VCPUS];
 
 static struct {
     const struct calls_abi *abi;
@@ -68,6 +69,11 @@ static struct {
     size_t sites_cap;               /* a power of two */
     size_t sites_used;
 } cs = { .sites_lock = PTHREAD_MUTEX_INITIALIZER };
+
+static struct calls_vcpu *cv_of(unsigned int vcpu)
+{
+    return vcpu < CALLS_MAX_VCPUS ? calls_vcpus[vcpu] : NULL;
+}
 
 /* ---- records ---- */
 
@@ -294,24 +300,41 @@ static bool do_branch(struct calls_vcpu *cv, uint64_t pc, uint64_t time)
 }
 
 /*
- * hot->cur is still the previous block. A longjmp reaches setjmp's return
- * site through the address saved in the jmp_buf: with an indirect jump
- * or a return that matched no frame (explained is false then). A direct
- * branch to a return site is a branch inside the function (a recursive
- * function skipping its own call), never a longjmp.
+ * The previous block ended in an indirect jump if one ended at start. A
+ * longjmp reaches setjmp's return site through the address saved in the
+ * jmp_buf: with an indirect jump or a return that matched no frame
+ * (explained is false then). A direct branch to a return site is a branch
+ * inside the function (a recursive function skipping its own call), never
+ * a longjmp.
  */
-void calls_block(struct calls_hot *hot, const struct tb_info *tb,
-                 uint64_t time)
+static void leave_marks(struct calls_hot *hot, const struct tb_info *tb,
+                        uint64_t start, uint64_t end)
 {
-    struct calls_vcpu *cv = (struct calls_vcpu *)hot;
-    const struct tb_info *prev = hot->cur;
-    uint8_t attn = hot->attn;
+    if (start == end || (tb->flags & TB_F_ENDS_INDIRECT)) {
+        hot->indirect_end = tb->flags & TB_F_ENDS_INDIRECT ? end : ~0ull;
+    }
+    if (start == end || (tb->flags & TB_F_ENDS_SYSCALL)) {
+        hot->sys_tb = tb->flags & TB_F_ENDS_SYSCALL ? tb : NULL;
+        hot->sys_end = end;
+    }
+}
+
+void calls_block(unsigned int vcpu, const struct tb_info *tb, uint64_t start,
+                 uint64_t end)
+{
+    struct calls_vcpu *cv;
+    uint8_t attn;
     uint64_t pc = tb->pc;
     bool explained = false;
 
-    hot->attn = 0;
+    cv = cv_of(vcpu);
+    if (!cv) {
+        return;
+    }
+    attn = cv->hot->attn;
+    cv->hot->attn = 0;
     if (attn & CALLS_ATTN_SIGRETURN) {
-        do_sigreturn(cv, pc, time);
+        do_sigreturn(cv, pc, start);
     }
     if (attn & CALLS_ATTN_SYSCALL) {
         explained = true;
@@ -320,17 +343,18 @@ void calls_block(struct calls_hot *hot, const struct tb_info *tb,
              * Not where the system call returns (nor its restart): QEMU
              * delivered a signal and this is the handler's first block.
              */
-            push(cv, pc, 0, 0, ENTRY_SYNTH, true, time);
+            push(cv, pc, 0, 0, ENTRY_SYNTH, true, start);
         }
     }
     if (attn & CALLS_ATTN_BRANCH) {
-        explained = do_branch(cv, pc, time);
-    } else if (!prev || !(prev->flags & TB_F_ENDS_INDIRECT)) {
+        explained = do_branch(cv, pc, start);
+    } else if (cv->hot->indirect_end != start) {
         explained = true;
     }
     if (!explained && (tb->flags & TB_F_RETURN_SITE)) {
-        do_landing(cv, pc, time);
+        do_landing(cv, pc, start);
     }
+    leave_marks(cv->hot, tb, start, end);
 }
 
 /* ---- execution callbacks of branch instructions ---- */
@@ -340,11 +364,11 @@ static inline void note_branch(unsigned int vcpu, const struct insn_info *in,
 {
     struct calls_vcpu *cv;
 
-    if (vcpu >= CALLS_MAX_VCPUS || !calls_vcpus[vcpu]) {
+    cv = cv_of(vcpu);
+    if (!cv) {
         return;
     }
-    cv = (struct calls_vcpu *)calls_vcpus[vcpu];
-    cv->hot.attn |= CALLS_ATTN_BRANCH;
+    cv->hot->attn |= CALLS_ATTN_BRANCH;
     cv->pend_class = cls;
     cv->pend_pc = in->pc;
     cv->pend_next = in->pc + in->size;
@@ -376,46 +400,52 @@ void calls_syscall(unsigned int vcpu, int64_t num, uint64_t time)
 {
     struct calls_vcpu *cv;
 
-    if (vcpu >= CALLS_MAX_VCPUS || !calls_vcpus[vcpu]) {
+    cv = cv_of(vcpu);
+    if (!cv) {
         return;
     }
-    cv = (struct calls_vcpu *)calls_vcpus[vcpu];
     if (is_sigreturn(num)) {
-        cv->hot.attn |= CALLS_ATTN_SIGRETURN;
+        cv->hot->attn |= CALLS_ATTN_SIGRETURN;
     } else if (num == cs.abi->nr_exit_group) {
         /* QEMU calls no vcpu_exit at exit_group: close the frames now. */
         calls_vcpu_stop(vcpu, time);
     }
 }
 
-void calls_syscall_ret(unsigned int vcpu, int64_t num)
+void calls_syscall_ret(unsigned int vcpu, int64_t num, uint64_t icount)
 {
     struct calls_vcpu *cv;
     const struct tb_info *tb;
 
-    if (vcpu >= CALLS_MAX_VCPUS || !calls_vcpus[vcpu]) {
+    cv = cv_of(vcpu);
+    if (!cv) {
         return;
     }
-    cv = (struct calls_vcpu *)calls_vcpus[vcpu];
-    tb = cv->hot.cur;
+    /*
+     * The block running now ends with the system call instruction and
+     * left its mark; if it did not (an instruction not decoded as one),
+     * where the call returns is unknown and a signal goes unseen.
+     */
+    tb = cv->hot->sys_end == icount ? cv->hot->sys_tb : NULL;
     if (!tb || tb->n_insns == 0 || is_sigreturn(num)) {
         return;
     }
     cv->sys_next = tb->pc + tb->size;
     cv->sys_insn = tb->insns[tb->n_insns - 1].pc;
-    cv->hot.attn |= CALLS_ATTN_SYSCALL;
+    cv->hot->attn |= CALLS_ATTN_SYSCALL;
 }
 
 /* ---- vCPU life ---- */
 
-void calls_vcpu_start(unsigned int vcpu, struct vbuf *vb)
+void calls_vcpu_start(unsigned int vcpu, struct vbuf *vb,
+                      struct calls_hot *hot)
 {
     struct calls_vcpu *cv;
 
     if (!cs.abi || vcpu >= CALLS_MAX_VCPUS) {
         return;
     }
-    cv = (struct calls_vcpu *)calls_vcpus[vcpu];
+    cv = calls_vcpus[vcpu];
     if (!cv) {
         /* Once per vCPU index; kept for a later vCPU of the same index. */
         cv = calloc(1, sizeof(*cv));
@@ -423,27 +453,30 @@ void calls_vcpu_start(unsigned int vcpu, struct vbuf *vb)
             return;
         }
     }
-    cv->hot.attn = 0;
-    cv->hot.cur = NULL;
+    hot->attn = 0;
+    hot->indirect_end = ~0ull;
+    hot->sys_tb = NULL;
+    hot->sys_end = ~0ull;
+    cv->hot = hot;
     cv->vb = vb;
     cv->depth = 0;
     cv->sigreturn_skip = 0;
     memset(cv->land, 0, sizeof(cv->land));
-    __atomic_store_n(&calls_vcpus[vcpu], &cv->hot, __ATOMIC_RELEASE);
+    __atomic_store_n(&calls_vcpus[vcpu], cv, __ATOMIC_RELEASE);
 }
 
 void calls_vcpu_stop(unsigned int vcpu, uint64_t time)
 {
     struct calls_vcpu *cv;
 
-    if (vcpu >= CALLS_MAX_VCPUS || !calls_vcpus[vcpu]) {
+    cv = cv_of(vcpu);
+    if (!cv) {
         return;
     }
-    cv = (struct calls_vcpu *)calls_vcpus[vcpu];
     while (cv->depth > 0) {
         pop(cv, 0, EXIT_END, time);
     }
-    cv->hot.attn = 0;
+    cv->hot->attn = 0;
 }
 
 /*
@@ -456,9 +489,8 @@ void calls_fmt_counts(char *buf, size_t len)
     size_t i;
 
     for (i = 0; i < CALLS_MAX_VCPUS; i++) {
-        const struct calls_vcpu *cv =
-            (const struct calls_vcpu *)__atomic_load_n(&calls_vcpus[i],
-                                                       __ATOMIC_ACQUIRE);
+        const struct calls_vcpu *cv = __atomic_load_n(&calls_vcpus[i],
+                                                      __ATOMIC_ACQUIRE);
 
         if (cv) {
             overflows += cv->overflows;
@@ -563,7 +595,8 @@ void calls_tb_trans(struct qemu_plugin_tb *tb, struct tb_info *ti)
         [CALLS_CALL] = vcpu_call,
         [CALLS_RET] = vcpu_return,
         [CALLS_TAIL] = vcpu_tail,
-        [CALLS_INDIRECT] = NULL,    /* only marks the block */
+        [CALLS_INDIRECT] = NULL,    /* only flags the block */
+        [CALLS_SYSCALL] = NULL,
     };
     struct insn_info *last;
     enum calls_class cls;
@@ -587,6 +620,8 @@ void calls_tb_trans(struct qemu_plugin_tb *tb, struct tb_info *ti)
     pthread_mutex_unlock(&cs.sites_lock);
     if (cls == CALLS_INDIRECT) {
         ti->flags |= TB_F_ENDS_INDIRECT;
+    } else if (cls == CALLS_SYSCALL) {
+        ti->flags |= TB_F_ENDS_SYSCALL;
     } else if (cls != CALLS_OTHER) {
         qemu_plugin_register_vcpu_insn_exec_cb(
             qemu_plugin_tb_get_insn(tb, ti->n_insns - 1), cbs[cls],

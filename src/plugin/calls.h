@@ -25,14 +25,21 @@
 #define CALLS_ATTN_SYSCALL 2u       /* a system call returned */
 #define CALLS_ATTN_SIGRETURN 4u     /* a signal handler's frame ends */
 
-/* The part of a vCPU's state every block start reads. */
+/*
+ * The part of a vCPU's state block starts read and write. It lives in the
+ * plugin's own vCPU slot, next to the instruction count, so that a block
+ * start touches one cache line and follows no pointer. Most blocks only
+ * read attn. Blocks ending in an indirect jump or a system call leave
+ * their mark with the instruction count at their end, which tells later
+ * whether such a block is the one just before, or the one running now,
+ * without a store in every block.
+ */
 struct calls_hot {
     uint8_t attn;                   /* CALLS_ATTN_* */
-    const struct tb_info *cur;      /* the block running now */
+    uint64_t indirect_end;          /* end of the last indirect jump's block */
+    const struct tb_info *sys_tb;   /* the last block ending in a syscall */
+    uint64_t sys_end;               /* its end */
 };
-
-/* Indexed by vCPU index; NULL before the vCPU starts (or without calls). */
-extern struct calls_hot *calls_vcpus[CALLS_MAX_VCPUS];
 
 /*
  * At install: track calls for QEMU target `target`, recording func_entry
@@ -41,8 +48,12 @@ extern struct calls_hot *calls_vcpus[CALLS_MAX_VCPUS];
  */
 bool calls_setup(const char *target, bool want_entry, bool want_exit);
 
-/* A vCPU starts (vcpu_init): empty stack, records go to vb. */
-void calls_vcpu_start(unsigned int vcpu, struct vbuf *vb);
+/*
+ * A vCPU starts (vcpu_init): empty stack, records go to vb; hot is the
+ * vCPU's slot that calls_tb_start is given.
+ */
+void calls_vcpu_start(unsigned int vcpu, struct vbuf *vb,
+                      struct calls_hot *hot);
 
 /* A vCPU ends: open frames are closed (func_exit kind 3) at time. */
 void calls_vcpu_stop(unsigned int vcpu, uint64_t time);
@@ -55,35 +66,71 @@ void calls_tb_trans(struct qemu_plugin_tb *tb, struct tb_info *ti);
 
 /*
  * System call hooks (user mode): signal delivery (the block after a system
- * call is not where it returns), sigreturn and exit_group.
+ * call is not where it returns), sigreturn and exit_group. icount: the
+ * vCPU's instruction count now.
  */
 void calls_syscall(unsigned int vcpu, int64_t num, uint64_t time);
-void calls_syscall_ret(unsigned int vcpu, int64_t num);
+void calls_syscall_ret(unsigned int vcpu, int64_t num, uint64_t icount);
 
 /* "key=value\n" lines of counters for the END chunk. */
 void calls_fmt_counts(char *buf, size_t len);
 
-/* Out of line: resolve what calls_tb_start found to look at. */
-void calls_block(struct calls_hot *hot, const struct tb_info *tb,
-                 uint64_t time);
+/*
+ * How a block starts, from its flags: most blocks have none of
+ * TB_F_RETURN_SITE, TB_F_ENDS_INDIRECT and TB_F_ENDS_SYSCALL and take the
+ * plain way. Outside range=, where nothing is counted (end equals start),
+ * every block takes CALLS_START_ANY and overwrites the marks.
+ */
+enum calls_start {
+    CALLS_START_PLAIN,
+    CALLS_START_INDIRECT,           /* TB_F_ENDS_INDIRECT alone */
+    CALLS_START_ANY,
+};
+
+static inline enum calls_start calls_start_of(const struct tb_info *tb)
+{
+    uint32_t f = tb->flags & (TB_F_RETURN_SITE | TB_F_ENDS_INDIRECT |
+                              TB_F_ENDS_SYSCALL);
+
+    if (f == TB_F_ENDS_INDIRECT) {
+        return CALLS_START_INDIRECT;
+    }
+    return f ? CALLS_START_ANY : CALLS_START_PLAIN;
+}
 
 /*
- * Hot path, at every block start (time: the block's first instruction):
- * one load and a test unless the previous block ended in a call, return
- * or system call, or this one starts at a return site.
+ * Out of line: the block starts after a call, return or system call, or
+ * at a return site; then leaves the block's marks.
  */
-static inline void calls_tb_start(unsigned int vcpu, const struct tb_info *tb,
-                                  uint64_t time)
-{
-    struct calls_hot *hot = calls_vcpus[vcpu];
+void calls_block(unsigned int vcpu, const struct tb_info *tb, uint64_t start,
+                 uint64_t end);
 
-    if (__builtin_expect(!hot, 0)) {
-        return;
+/*
+ * Hot path, at every block start: start is the instruction count when the
+ * block begins, end when it ends. A load and a test unless the previous
+ * block ended in a call, return or system call; the way is a constant.
+ */
+static inline void calls_tb_start(struct calls_hot *hot, unsigned int vcpu,
+                                  const struct tb_info *tb, uint64_t start,
+                                  uint64_t end, enum calls_start way)
+{
+    switch (way) {
+    case CALLS_START_PLAIN:
+        if (__builtin_expect(hot->attn, 0)) {
+            calls_block(vcpu, tb, start, end);
+        }
+        break;
+    case CALLS_START_INDIRECT:
+        if (__builtin_expect(hot->attn, 0)) {
+            calls_block(vcpu, tb, start, end);
+        } else {
+            hot->indirect_end = end;
+        }
+        break;
+    case CALLS_START_ANY:
+        calls_block(vcpu, tb, start, end);
+        break;
     }
-    if (__builtin_expect(hot->attn | (tb->flags & TB_F_RETURN_SITE), 0)) {
-        calls_block(hot, tb, time);
-    }
-    hot->cur = tb;
 }
 
 #endif /* QTRACE_PLUGIN_CALLS_H */

@@ -147,27 +147,66 @@ static void vcpu_tb_exec_mem(unsigned int vcpu_index, void *udata)
     }
 }
 
-/* The same two with the call tracker: its records come first. */
+/*
+ * With the call tracker, whose records come first. The block's flags pick
+ * the way at translation (calls_start_of), so each way has a callback.
+ */
+static inline void count_calls(unsigned int vcpu_index,
+                               const struct tb_info *tb,
+                               enum calls_start way)
+{
+    struct vcpu *vc = vcpu_of(vcpu_index);
+    uint64_t start;
+
+    if (!vc) {
+        return;
+    }
+    start = vc->icount;
+    vc->icount = start + tb->n_insns;
+    vc->tb_time = start;
+    calls_tb_start(&vc->calls, vcpu_index, tb, start, vc->icount, way);
+}
+
 static void vcpu_tb_count_calls(unsigned int vcpu_index, void *udata)
 {
-    const struct tb_info *tb = udata;
+    count_calls(vcpu_index, udata, CALLS_START_PLAIN);
+}
+
+static void vcpu_tb_count_calls_indirect(unsigned int vcpu_index, void *udata)
+{
+    count_calls(vcpu_index, udata, CALLS_START_INDIRECT);
+}
+
+static void vcpu_tb_count_calls_any(unsigned int vcpu_index, void *udata)
+{
+    count_calls(vcpu_index, udata, CALLS_START_ANY);
+}
+
+static inline void exec_calls(unsigned int vcpu_index,
+                              const struct tb_info *tb, enum calls_start way)
+{
     struct vcpu *vc = vcpu_of(vcpu_index);
 
     if (vc) {
-        vc->tb_time = vc->icount;
-        vc->icount += tb->n_insns;
-        calls_tb_start(vcpu_index, tb, vc->tb_time);
+        calls_tb_start(&vc->calls, vcpu_index, tb, vc->icount,
+                       vc->icount + tb->n_insns, way);
+        exec_block_mem(vc, tb);
     }
 }
 
 static void vcpu_tb_exec_calls(unsigned int vcpu_index, void *udata)
 {
-    struct vcpu *vc = vcpu_of(vcpu_index);
+    exec_calls(vcpu_index, udata, CALLS_START_PLAIN);
+}
 
-    if (vc) {
-        calls_tb_start(vcpu_index, udata, vc->icount);
-        exec_block_mem(vc, udata);
-    }
+static void vcpu_tb_exec_calls_indirect(unsigned int vcpu_index, void *udata)
+{
+    exec_calls(vcpu_index, udata, CALLS_START_INDIRECT);
+}
+
+static void vcpu_tb_exec_calls_any(unsigned int vcpu_index, void *udata)
+{
+    exec_calls(vcpu_index, udata, CALLS_START_ANY);
 }
 
 /* A block outside range=: not counted, but calls still followed. */
@@ -176,7 +215,8 @@ static void vcpu_tb_calls_only(unsigned int vcpu_index, void *udata)
     struct vcpu *vc = vcpu_of(vcpu_index);
 
     if (vc) {
-        calls_tb_start(vcpu_index, udata, vc->icount);
+        calls_tb_start(&vc->calls, vcpu_index, udata, vc->icount, vc->icount,
+                       CALLS_START_ANY);
     }
 }
 
@@ -239,7 +279,7 @@ static void vcpu_syscall_ret(qemu_plugin_id_t id, unsigned int vcpu_index,
         return;
     }
     if (qt.trace_calls) {
-        calls_syscall_ret(vcpu_index, num);
+        calls_syscall_ret(vcpu_index, num, vc->icount);
     }
     if (qt.trace_maps) {
         maps_syscall_ret(vcpu_index, &vc->buf, vc->icount, num, ret);
@@ -312,7 +352,7 @@ static void vcpu_init(qemu_plugin_id_t id, unsigned int vcpu_index)
                vc->buf.pack ? CHUNK_STAGED : 0);
     vc->live = true;
     if (qt.trace_calls) {
-        calls_vcpu_start(vcpu_index, &vc->buf);
+        calls_vcpu_start(vcpu_index, &vc->buf, &vc->calls);
     }
     if (qt.trace_vcpu) {
         r = emit(vc, QTRACE_EV_VCPU_INIT, sizeof(*r), 0);
@@ -441,10 +481,21 @@ static void instrument_insns(struct qemu_plugin_tb *tb, struct tb_info *ti)
     }
 }
 
-static qemu_plugin_vcpu_udata_cb_t pick_tb_cb(void)
+static qemu_plugin_vcpu_udata_cb_t pick_tb_cb(const struct tb_info *ti)
 {
     if (qt.trace_calls) {
-        return qt.trace_exec_tb ? vcpu_tb_exec_calls : vcpu_tb_count_calls;
+        static const qemu_plugin_vcpu_udata_cb_t count[] = {
+            [CALLS_START_PLAIN] = vcpu_tb_count_calls,
+            [CALLS_START_INDIRECT] = vcpu_tb_count_calls_indirect,
+            [CALLS_START_ANY] = vcpu_tb_count_calls_any,
+        };
+        static const qemu_plugin_vcpu_udata_cb_t exec[] = {
+            [CALLS_START_PLAIN] = vcpu_tb_exec_calls,
+            [CALLS_START_INDIRECT] = vcpu_tb_exec_calls_indirect,
+            [CALLS_START_ANY] = vcpu_tb_exec_calls_any,
+        };
+
+        return (qt.trace_exec_tb ? exec : count)[calls_start_of(ti)];
     }
     if (!qt.trace_exec_tb) {
         return vcpu_tb_count;
@@ -494,7 +545,7 @@ static void vcpu_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
         writer_count_lost(1);
     }
     if (qt.need_icount || qt.trace_calls) {
-        qemu_plugin_register_vcpu_tb_exec_cb(tb, pick_tb_cb(),
+        qemu_plugin_register_vcpu_tb_exec_cb(tb, pick_tb_cb(ti),
                                              QEMU_PLUGIN_CB_NO_REGS, ti);
     }
     instrument_insns(tb, ti);

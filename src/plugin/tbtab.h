@@ -28,6 +28,8 @@ struct insn_info {
 #define TB_F_RETURN_SITE 1u
 /* Set by calls.c: the block ends with an indirect jump (not a call). */
 #define TB_F_ENDS_INDIRECT 2u
+/* Set by calls.c: the block ends with a system call instruction. */
+#define TB_F_ENDS_SYSCALL 4u
 
 struct tb_info {
     uint64_t pc;

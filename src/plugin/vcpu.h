@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "qtrace/format.h"
+#include "calls.h"
 #include "vbuf.h"
 
 #define MAX_VCPUS 4096
@@ -23,6 +24,7 @@ struct vcpu {
     struct vbuf buf;
     uint64_t icount;            /* instructions of blocks entered */
     uint64_t tb_time;           /* icount when the current block began */
+    struct calls_hot calls;     /* the call tracker's, if it runs */
     bool live;
 } __attribute__((aligned(64)));
 

@@ -19,6 +19,7 @@
 #define T CALLS_TAIL
 #define O CALLS_OTHER
 #define I CALLS_INDIRECT
+#define S CALLS_SYSCALL
 
 struct pattern {
     const char *text;           /* what the assembler was given */
@@ -67,7 +68,9 @@ static void test_calls_decode_x86_64_classes(void **state)
         { "jmp rel32", 5, { 0xe9, 0xfb, 0x0f, 0, 0 }, O },
         { "lcall *(%rax)", 2, { 0xff, 0x18 }, O },
         { "ljmp *(%rax)", 2, { 0xff, 0x28 }, I },
-        { "syscall", 2, { 0x0f, 0x05 }, O },
+        { "syscall", 2, { 0x0f, 0x05 }, S },
+        { "sysret", 2, { 0x0f, 0x07 }, O },
+        { "ud2", 2, { 0x0f, 0x0b }, O },
         { "push %rbp", 1, { 0x55 }, O },
         { "prefixes only", 2, { 0x66, 0x48 }, O },
     };
@@ -94,7 +97,10 @@ static void test_calls_decode_aarch64_classes(void **state)
         { "b", 4, { 0xf6, 0xff, 0xff, 0x17 }, O },
         { "b.eq", 4, { 0xa0, 0xfe, 0xff, 0x54 }, O },
         { "cbz x0", 4, { 0x80, 0xfe, 0xff, 0xb4 }, O },
-        { "svc #0", 4, { 0x01, 0x00, 0x00, 0xd4 }, O },
+        { "svc #0", 4, { 0x01, 0x00, 0x00, 0xd4 }, S },
+        { "svc #0x80", 4, { 0x01, 0x10, 0x00, 0xd4 }, S },
+        { "hvc #0", 4, { 0x02, 0x00, 0x00, 0xd4 }, O },
+        { "brk #0", 4, { 0x00, 0x00, 0x20, 0xd4 }, O },
         { "nop", 4, { 0x1f, 0x20, 0x03, 0xd5 }, O },
     };
 
@@ -116,7 +122,8 @@ static void test_calls_decode_riscv64_classes(void **state)
         { "jalr t1, 0(t3) (plt)", 4, { 0x67, 0x03, 0x0e, 0x00 }, T },
         { "jalr zero, 0(a5) (jr)", 4, { 0x67, 0x80, 0x07, 0x00 }, I },
         { "beq", 4, { 0xe3, 0x0e, 0xb5, 0xfc }, O },
-        { "ecall", 4, { 0x73, 0x00, 0x00, 0x00 }, O },
+        { "ecall", 4, { 0x73, 0x00, 0x00, 0x00 }, S },
+        { "ebreak", 4, { 0x73, 0x00, 0x10, 0x00 }, O },
         { "c.jr ra", 2, { 0x82, 0x80 }, R },
         { "c.jr t1", 2, { 0x02, 0x83 }, T },
         { "c.jr a5", 2, { 0x82, 0x87 }, I },
@@ -156,7 +163,8 @@ static void test_calls_decode_a32_classes(void **state)
         { "ldr pc, [sp], #4", 4, { 0x04, 0xf0, 0x9d, 0xe4 }, R },
         { "ldr pc, [ip, #8]!", 4, { 0x08, 0xf0, 0xbc, 0xe5 }, T },
         { "b", 4, { 0xf2, 0xff, 0xff, 0xea }, O },
-        { "svc 0", 4, { 0x00, 0x00, 0x00, 0xef }, O },
+        { "svc 0", 4, { 0x00, 0x00, 0x00, 0xef }, S },
+        { "svcne 0x900001", 4, { 0x01, 0x00, 0x90, 0x1f }, S },
     };
 
     (void)state;
@@ -180,7 +188,8 @@ static void test_calls_decode_thumb_classes(void **state)
         { "b.w", 4, { 0xff, 0xf7, 0xf1, 0xbf }, O },
         { "b.n", 2, { 0xef, 0xe7 }, O },
         { "push {r4, lr}", 2, { 0x10, 0xb5 }, O },
-        { "svc 0", 2, { 0x00, 0xdf }, O },
+        { "svc 0", 2, { 0x00, 0xdf }, S },
+        { "udf 0", 2, { 0x00, 0xde }, O },
     };
 
     (void)state;
