@@ -28,7 +28,7 @@ import time
 EXECLOG_ONLY = ("insns+mem", "text-log")
 EXECLOG_COMPARE = ("plain", "blocks+mem", "insns+mem", "text-log")
 FLOORS = ("floor:inline", "floor:callback", "floor:append8")
-EXECLOG_WORKLOAD = "short-blocks/8"
+EXECLOG_WORKLOAD = "short-blocks/20"
 MODES = [
     ("plain", None, "QEMU without a plugin"),
     ("counts", "events=tb_count;tb_trans",
@@ -57,14 +57,14 @@ def workloads(build, work):
             f.write(f"{i}\n")
     blocks = os.path.join(bench, "work-blocks")
     items = [
-        ("short-blocks", [blocks, "40000000"]),
+        ("short-blocks", [blocks, "100000000"]),
         ("memory", [os.path.join(bench, "work-mem"), "40"]),
         ("calls", [os.path.join(bench, "work-calls"), "33"]),
     ]
     xz = shutil.which("xz")
     if xz:
         items.append(("xz -1 (1 MB)", [xz, "-T1", "-1", "-c", xz_input]))
-    # Last: the execlog comparison, on 1/8 of the short-block work.
+    # Last: the execlog comparison, on 1/20 of the short-block work.
     items.append((EXECLOG_WORKLOAD, [blocks, "5000000"]))
     return items
 
