@@ -1,33 +1,26 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The native trace reader (docs/format.md, "Reading rules"): maps the file,
- * checks the header and the META chunk at open, then checks every chunk in
- * full before handing out its records and every record before handing it
- * out. Runs on the caller's thread; printing is left to the caller.
+ * The native trace reader (docs/format.md, "Reading rules"), its walk:
+ * checks every chunk in full before handing out its records and every
+ * record before handing it out (reader-open.c opens the file and checks
+ * its header and META chunk). Runs on the caller's thread; printing is
+ * left to the caller.
  */
 #include <endian.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "le.h"
 #include "chunk.h"
 #include "etrace.h"
-#include "kv.h"
 #include "packed.h"
-#include "qtrace/reader.h"
-#include "unpack.h"
-#include "zchunk.h"
-
-#define CHUNK_HDR_SIZE ((uint32_t)sizeof(struct qtrace_chunk_hdr))
-#define REC_HDR_SIZE ((uint32_t)sizeof(struct qtrace_rec))
+#include "reader-int.h"
 
 /*
  * Pages behind the reading position are dropped from the mapping every
@@ -36,53 +29,6 @@
  * file on the next access.
  */
 #define RELEASE_WINDOW (64u << 20)
-
-/* What take_record needs to know about one event id. */
-struct ev_info {
-    const struct qtrace_event_desc *ev; /* NULL for id 0 */
-    uint16_t fixed_size;            /* header and fixed arguments */
-    uint16_t n_var;                 /* STR and BYTES arguments */
-    uint16_t len_off[QTRACE_MAX_ARGS]; /* offset of each u16 length */
-};
-
-enum reader_state {
-    RD_READING,                     /* more chunks may follow */
-    RD_CLEAN_END,                   /* file ended after a complete chunk */
-    RD_END,                         /* END chunk reached */
-    RD_FAILED,                      /* stopped at an invalid chunk/record */
-};
-
-struct qtrace_reader {
-    const uint8_t *map;             /* the whole file, read-only */
-    size_t size;                    /* bytes mapped */
-    uint64_t first_off;             /* offset of the chunk after META */
-    uint64_t off;                   /* offset of the next chunk to check */
-    uint64_t chunk_no;              /* index of that chunk (META is 0) */
-    uint64_t released;              /* mapping dropped below this offset */
-
-    /* The DATA chunk whose records are being handed out. */
-    const uint8_t *rec;             /* next record (or packet) */
-    const uint8_t *rec_end;         /* end of the chunk's payload */
-    const uint8_t *payload;         /* its start (packet alignment) */
-    bool packed;                    /* payload is a packet stream */
-    bool inflated;                  /* payload is zbuf's, not the file's */
-    struct unpacker up;             /* expands packed chunks */
-    struct zchunk_inflater zbuf;    /* decompresses zstd chunks */
-    uint32_t vcpu;
-    uint32_t stream;
-    uint64_t cur_no;                /* its chunk index */
-    uint64_t cur_off;               /* its file offset */
-
-    struct qtrace_catalog cat;
-    struct ev_info *info;           /* indexed by event id, 0..n_events */
-    struct kv_list meta;
-    struct kv_list end;
-    bool has_end;
-    enum reader_state state;
-    int stop_ret;                   /* -errno of the failure */
-    char stop_msg[sizeof(((struct qtrace_err *)0)->msg)];
-    struct etrace_dec *etr;         /* an etrace file (etrace.c), or NULL */
-};
 
 /* Record the reason the reading stopped and hand it to the caller. */
 static int stop(struct qtrace_reader *rd, int ret, struct qtrace_err *err,
@@ -103,16 +49,9 @@ static int stop(struct qtrace_reader *rd, int ret, struct qtrace_err *err,
     return ret;
 }
 
-/* ---- key=value text (META and END) ---- */
-
 /* ---- chunks ---- */
 
-/*
- * Check the chunk at off in full (docs/format.md, "When a chunk is
- * valid"). Returns 0 with *hdr in host order and *payload, or -ENODATA
- * (file cut inside the chunk) / -EBADMSG with the reason in the reader.
- */
-static int check_chunk(struct qtrace_reader *rd, uint64_t off, uint64_t no,
+int reader_check_chunk(struct qtrace_reader *rd, uint64_t off, uint64_t no,
                        struct qtrace_chunk_hdr *hdr, const uint8_t **payload,
                        struct qtrace_err *err)
 {
@@ -215,7 +154,7 @@ static int enter_chunk(struct qtrace_reader *rd, struct qtrace_err *err)
         rd->state = RD_CLEAN_END;
         return 0;
     }
-    ret = check_chunk(rd, off, no, &hdr, &payload, err);
+    ret = reader_check_chunk(rd, off, no, &hdr, &payload, err);
     if (ret < 0) {
         return ret;
     }
@@ -587,313 +526,5 @@ void qtrace_reader_rewind(struct qtrace_reader *rd)
     rd->stop_msg[0] = '\0';
     if (rd->etr) {
         etrace_dec_rewind(rd->etr);
-    }
-}
-
-/* ---- open and META ---- */
-
-/*
- * The per-id table take_record uses: a few hundred bytes that stay in the
- * cache, instead of the catalog's large descriptions.
- */
-static int index_events(struct qtrace_reader *rd)
-{
-    unsigned int id;
-    unsigned int i;
-
-    rd->info = calloc(rd->cat.n_events + 1, sizeof(*rd->info));
-    if (!rd->info) {
-        return -ENOMEM;
-    }
-    rd->info[0].fixed_size = UINT16_MAX;    /* id 0 is never valid */
-    for (id = 1; id <= rd->cat.n_events; id++) {
-        const struct qtrace_event_desc *ev = &rd->cat.events[id];
-        struct ev_info *ei = &rd->info[id];
-
-        ei->ev = ev;
-        ei->fixed_size = ev->fixed_size;
-        for (i = 0; i < ev->n_args; i++) {
-            if (ev->args[i].type == QTRACE_ARG_STR ||
-                ev->args[i].type == QTRACE_ARG_BYTES) {
-                ei->len_off[ei->n_var++] = ev->args[i].offset;
-            }
-        }
-    }
-    return 0;
-}
-
-/*
- * Split the META payload into key=value lines and the catalog, and parse
- * both (docs/format.md, "META chunk").
- */
-static int parse_meta(struct qtrace_reader *rd, const uint8_t *text,
-                      uint32_t len, struct qtrace_err *err)
-{
-    const uint8_t *sep = NULL;  /* the empty line ending the keys */
-    struct qtrace_err cerr;
-    char why[256];
-    char *catalog;
-    uint32_t keys_len;
-    int ret;
-
-    if (memchr(text, '\0', len)) {
-        qtrace_err_set(err, "META chunk: NUL byte in the text");
-        return -EBADMSG;
-    }
-    if (len > 0 && text[0] == '\n') {
-        sep = text;
-    } else if (len > 0) {
-        sep = memmem(text, len, "\n\n", 2);
-        sep = sep ? sep + 1 : NULL;
-    }
-    if (!sep) {
-        qtrace_err_set(err, "META chunk: no empty line before the catalog");
-        return -EBADMSG;
-    }
-    keys_len = (uint32_t)(sep - text);
-    ret = kv_parse(&rd->meta, text, keys_len, why, sizeof(why));
-    if (ret < 0) {
-        qtrace_err_set(err, "META chunk: %s", why);
-        return ret;
-    }
-    catalog = strndup((const char *)sep + 1, len - keys_len - 1);
-    if (!catalog) {
-        qtrace_err_set(err, "%s", strerror(ENOMEM));
-        return -ENOMEM;
-    }
-    ret = qtrace_catalog_parse(&rd->cat, catalog, &cerr);
-    free(catalog);
-    if (ret < 0) {
-        qtrace_err_set(err, "META chunk: catalog %s", cerr.msg);
-        return ret;
-    }
-    ret = index_events(rd);
-    if (ret == 0) {
-        ret = unpack_init(&rd->up, &rd->cat);
-    }
-    if (ret < 0) {
-        qtrace_err_set(err, "%s", strerror(-ret));
-    }
-    return ret;
-}
-
-/* The 16-byte file header (docs/format.md, "File header"). */
-static int check_file_hdr(const struct qtrace_reader *rd, uint32_t *hdr_size,
-                          struct qtrace_err *err)
-{
-    size_t magic_len = strlen(QTRACE_FILE_MAGIC);
-    uint32_t version;
-
-    if (rd->size == 0) {
-        qtrace_err_set(err, "empty file");
-        return -EINVAL;
-    }
-    if (memcmp(rd->map, QTRACE_FILE_MAGIC,
-               rd->size < magic_len ? rd->size : magic_len) != 0) {
-        qtrace_err_set(err, "not a qtrace trace (bad magic)");
-        return -EINVAL;
-    }
-    if (rd->size < sizeof(struct qtrace_file_hdr)) {
-        qtrace_err_set(err, "truncated file header");
-        return -ENODATA;
-    }
-    version = load32(rd->map + 8);
-    *hdr_size = load32(rd->map + 12);
-    if (version != QTRACE_FORMAT_VERSION) {
-        qtrace_err_set(err, "unsupported format version %" PRIu32, version);
-        return -ENOTSUP;
-    }
-    if (*hdr_size < sizeof(struct qtrace_file_hdr)) {
-        qtrace_err_set(err, "bad file header size %" PRIu32, *hdr_size);
-        return -EINVAL;
-    }
-    if (*hdr_size > rd->size) {
-        qtrace_err_set(err, "truncated file header");
-        return -ENODATA;
-    }
-    return 0;
-}
-
-/* File header, then the META chunk that must follow it. */
-static int read_head(struct qtrace_reader *rd, struct qtrace_err *err)
-{
-    struct qtrace_chunk_hdr hdr;
-    const uint8_t *payload;
-    uint32_t hdr_size;
-    int ret;
-
-    ret = check_file_hdr(rd, &hdr_size, err);
-    if (ret < 0) {
-        return ret;
-    }
-    if (hdr_size == rd->size) {
-        qtrace_err_set(err, "no META chunk (file ends after its header)");
-        return -ENODATA;
-    }
-    ret = check_chunk(rd, hdr_size, 0, &hdr, &payload, err);
-    if (ret < 0) {
-        return ret;
-    }
-    if (hdr.kind != QTRACE_CHUNK_META) {
-        qtrace_err_set(err, "chunk 0 at offset 0x%" PRIx32 ": kind %u, "
-                       "expected META (1)", hdr_size, hdr.kind);
-        return -EBADMSG;
-    }
-    ret = parse_meta(rd, payload, hdr.len, err);
-    if (ret < 0) {
-        return ret;
-    }
-    rd->first_off = (uint64_t)hdr_size + CHUNK_HDR_SIZE + hdr.len;
-    qtrace_reader_rewind(rd);
-    return 0;
-}
-
-/*
- * An etrace file, recognised by its first record: its META text (keys
- * and catalog) comes from the decoder, its records from etrace_dec_next.
- */
-static int open_etrace(struct qtrace_reader *rd, struct qtrace_err *err)
-{
-    char *meta;
-    int ret = etrace_dec_new(&rd->etr, rd->map, rd->size, &meta, err);
-
-    if (ret < 0) {
-        return ret;
-    }
-    ret = parse_meta(rd, (const uint8_t *)meta, (uint32_t)strlen(meta), err);
-    free(meta);
-    if (ret < 0) {
-        return ret;
-    }
-    etrace_dec_set_catalog(rd->etr, &rd->cat);
-    qtrace_reader_rewind(rd);
-    return 0;
-}
-
-/* Map path read-only; a regular file is required (mmap). */
-static int map_file(struct qtrace_reader *rd, const char *path,
-                    struct qtrace_err *err)
-{
-    struct stat st;
-    void *map;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    int ret = 0;
-
-    if (fd < 0 || fstat(fd, &st) < 0) {
-        ret = -errno;
-        qtrace_err_set(err, "%s", strerror(-ret));
-    } else if (!S_ISREG(st.st_mode)) {
-        ret = S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
-        qtrace_err_set(err, "%s", S_ISDIR(st.st_mode) ?
-                       strerror(EISDIR) : "not a regular file");
-    } else if (st.st_size > 0) {
-        map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-        if (map == MAP_FAILED) {
-            ret = -errno;
-            qtrace_err_set(err, "%s", strerror(-ret));
-        } else {
-            rd->map = map;
-            rd->size = (size_t)st.st_size;
-            madvise(map, rd->size, MADV_SEQUENTIAL);
-        }
-    }
-    if (fd >= 0) {
-        close(fd);
-    }
-    return ret;
-}
-
-int qtrace_reader_open(const char *path, struct qtrace_reader **out,
-                       struct qtrace_err *err)
-{
-    struct qtrace_reader *rd = calloc(1, sizeof(*rd));
-    int ret;
-
-    *out = NULL;
-    if (!rd) {
-        qtrace_err_set(err, "%s", strerror(ENOMEM));
-        return -ENOMEM;
-    }
-    ret = map_file(rd, path, err);
-    if (ret == 0 && etrace_is_etrace(rd->map, rd->size)) {
-        ret = open_etrace(rd, err);
-    } else if (ret == 0) {
-        ret = read_head(rd, err);
-    }
-    if (ret < 0) {
-        qtrace_reader_close(rd);
-        return ret;
-    }
-    *out = rd;
-    return 0;
-}
-
-void qtrace_reader_close(struct qtrace_reader *rd)
-{
-    if (!rd) {
-        return;
-    }
-    if (rd->map) {
-        munmap((void *)rd->map, rd->size);
-    }
-    etrace_dec_free(rd->etr);
-    unpack_fini(&rd->up);
-    zchunk_inflater_fini(&rd->zbuf);
-    qtrace_catalog_fini(&rd->cat);
-    free(rd->info);
-    kv_fini(&rd->meta);
-    kv_fini(&rd->end);
-    free(rd);
-}
-
-/* ---- header and END information ---- */
-
-const char *qtrace_reader_meta(const struct qtrace_reader *rd,
-                               const char *key)
-{
-    return kv_get(&rd->meta, key);
-}
-
-void qtrace_reader_meta_each(const struct qtrace_reader *rd,
-                             void (*fn)(const char *key, const char *value,
-                                        void *arg),
-                             void *arg)
-{
-    size_t i;
-
-    for (i = 0; i < rd->meta.n; i++) {
-        fn(rd->meta.items[i].key, rd->meta.items[i].value, arg);
-    }
-}
-
-const struct qtrace_catalog *
-qtrace_reader_catalog(const struct qtrace_reader *rd)
-{
-    return &rd->cat;
-}
-
-const char *qtrace_reader_end(const struct qtrace_reader *rd,
-                              const char *key)
-{
-    return kv_get(&rd->end, key);
-}
-
-bool qtrace_reader_has_end(const struct qtrace_reader *rd)
-{
-    return rd->has_end;
-}
-
-const char *qtrace_reader_stop_reason(const struct qtrace_reader *rd)
-{
-    if (rd->has_end) {
-        return NULL;
-    }
-    switch (rd->state) {
-    case RD_FAILED:
-        return rd->stop_msg;
-    case RD_CLEAN_END:
-        return "no END chunk (QEMU did not exit cleanly)";
-    default:
-        return "trace not read to its end";
     }
 }

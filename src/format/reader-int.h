@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The reader's state, shared by its two halves: reader-open.c opens the
+ * file and answers questions about its META and END chunks, reader.c
+ * walks the chunks and hands out records.
+ */
+#ifndef QTRACE_FORMAT_READER_INT_H
+#define QTRACE_FORMAT_READER_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kv.h"
+#include "qtrace/format.h"
+#include "qtrace/reader.h"
+#include "unpack.h"
+#include "zchunk.h"
+
+struct etrace_dec;
+
+#define CHUNK_HDR_SIZE ((uint32_t)sizeof(struct qtrace_chunk_hdr))
+#define REC_HDR_SIZE ((uint32_t)sizeof(struct qtrace_rec))
+
+/* What take_record needs to know about one event id. */
+struct ev_info {
+    const struct qtrace_event_desc *ev; /* NULL for id 0 */
+    uint16_t fixed_size;            /* header and fixed arguments */
+    uint16_t n_var;                 /* STR and BYTES arguments */
+    uint16_t len_off[QTRACE_MAX_ARGS]; /* offset of each u16 length */
+};
+
+enum reader_state {
+    RD_READING,                     /* more chunks may follow */
+    RD_CLEAN_END,                   /* file ended after a complete chunk */
+    RD_END,                         /* END chunk reached */
+    RD_FAILED,                      /* stopped at an invalid chunk/record */
+};
+
+struct qtrace_reader {
+    const uint8_t *map;             /* the whole file, read-only */
+    size_t size;                    /* bytes mapped */
+    uint64_t first_off;             /* offset of the chunk after META */
+    uint64_t off;                   /* offset of the next chunk to check */
+    uint64_t chunk_no;              /* index of that chunk (META is 0) */
+    uint64_t released;              /* mapping dropped below this offset */
+
+    /* The DATA chunk whose records are being handed out. */
+    const uint8_t *rec;             /* next record (or packet) */
+    const uint8_t *rec_end;         /* end of the chunk's payload */
+    const uint8_t *payload;         /* its start (packet alignment) */
+    bool packed;                    /* payload is a packet stream */
+    bool inflated;                  /* payload is zbuf's, not the file's */
+    struct unpacker up;             /* expands packed chunks */
+    struct zchunk_inflater zbuf;    /* decompresses zstd chunks */
+    uint32_t vcpu;
+    uint32_t stream;
+    uint64_t cur_no;                /* its chunk index */
+    uint64_t cur_off;               /* its file offset */
+
+    struct qtrace_catalog cat;
+    struct ev_info *info;           /* indexed by event id, 0..n_events */
+    struct kv_list meta;
+    struct kv_list end;
+    bool has_end;
+    enum reader_state state;
+    int stop_ret;                   /* -errno of the failure */
+    char stop_msg[sizeof(((struct qtrace_err *)0)->msg)];
+    struct etrace_dec *etr;         /* an etrace file (etrace.c), or NULL */
+};
+
+/*
+ * Check the chunk at off in full (docs/format.md, "When a chunk is
+ * valid"). Returns 0 with *hdr in host order and *payload, or -ENODATA
+ * (file cut inside the chunk) / -EBADMSG with the reason in the reader.
+ */
+int reader_check_chunk(struct qtrace_reader *rd, uint64_t off, uint64_t no,
+                       struct qtrace_chunk_hdr *hdr, const uint8_t **payload,
+                       struct qtrace_err *err);
+
+#endif /* QTRACE_FORMAT_READER_INT_H */
