@@ -307,6 +307,12 @@ static bool do_branch(struct calls_vcpu *cv, uint64_t pc, uint64_t time)
  * inside the function (a recursive function skipping its own call), never
  * a longjmp.
  */
+/*
+ * A block ending in an indirect jump or a system call leaves its end
+ * count (see struct calls_hot). Outside range= the count stands still
+ * (start equals end), so there every block overwrites the marks: a mark
+ * left by an earlier block would otherwise seem to be the previous one.
+ */
 static void leave_marks(struct calls_hot *hot, const struct tb_info *tb,
                         uint64_t start, uint64_t end)
 {
