@@ -6,7 +6,8 @@
  * ordered block trace); `append=on` also appends the block's 8-byte
  * address to a per-vCPU ring without I/O (the naive way to record block
  * order); `inline=on` only counts executions with QEMU's inline add (the
- * floor of a counting mode).
+ * floor of a counting mode); `trans=on` only sees each translation and
+ * instruments nothing (what loading a plugin costs at all).
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -44,6 +45,7 @@ static void block_append(unsigned int vcpu_index, void *udata)
 
 static qemu_plugin_vcpu_udata_cb_t block_cb = block_empty;
 static bool count_inline;
+static bool trans_only;
 
 /* Counters are never read: one per translation, leaked on purpose. */
 static void count_block(struct qemu_plugin_tb *tb)
@@ -59,6 +61,9 @@ static void count_block(struct qemu_plugin_tb *tb)
 static void block_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
     (void)id;
+    if (trans_only) {
+        return;
+    }
     if (count_inline) {
         count_block(tb);
         return;
@@ -84,6 +89,8 @@ int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
             block_cb = block_append;
         } else if (strcmp(argv[i], "inline=on") == 0) {
             count_inline = true;
+        } else if (strcmp(argv[i], "trans=on") == 0) {
+            trans_only = true;
         } else {
             return -1;
         }

@@ -19,13 +19,17 @@
  * Packets. A block packet names a block the predictor did not foresee,
  * after RUN predicted ones; a record packet carries an ordinary record
  * (8-byte aligned from the payload start); a memory packet is a load or
- * store of the current block in user mode.
+ * store of the current block in user mode; a function packet is a
+ * func_entry or func_exit whose kind is in the tag.
  */
 #define PK_BLOCK_SHORT_MAX 0x7fu    /* 0x00..0x7f: run in the tag */
 #define PK_BLOCK 0x80u              /* varint run, zigzag id delta */
 #define PK_RUN 0x81u                /* varint run: predicted blocks only */
 #define PK_RECORD 0x82u             /* padding to 8, then one record */
 #define PK_MEM 0x83u                /* see packed_mem_* below */
+#define PK_FUNC_ENTRY 0x84u         /* + kind 0..3 */
+#define PK_FUNC_EXIT 0x88u          /* + kind 0..3 */
+#define PK_FUNC_KINDS 4u
 
 /* Predictor slots per stream: a power of two. */
 #define PACKED_SLOTS 16384u
@@ -42,9 +46,16 @@ static inline uint32_t packed_slot(uint32_t prev, uint32_t prev2)
     return (h >> 16) & (PACKED_SLOTS - 1);
 }
 
-/* Worst-case bytes of one block packet and of one memory packet. */
+/* Worst-case bytes of one block, memory and function packet. */
 #define PACKED_BLOCK_MAX 11u
 #define PACKED_MEM_MAX 22u
+#define PACKED_FUNC_MAX 36u     /* tag, three 64-bit and a 33-bit varint */
+
+/* True if tag starts a function packet. */
+static inline int packed_is_func(uint8_t tag)
+{
+    return tag >= PK_FUNC_ENTRY && tag < PK_FUNC_EXIT + PK_FUNC_KINDS;
+}
 
 /* mem packet info byte: log2 size in bits 0-1..., flags above. */
 #define PACKED_MEM_SHIFT_MASK 0x07u

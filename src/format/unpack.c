@@ -23,6 +23,10 @@ struct unpack_stream {
     uint64_t block_time;            /* time of the current block */
     uint64_t block_pc;
     uint64_t last_vaddr;
+    uint64_t func_time;             /* the last function packet's fields */
+    uint64_t func_pc;
+    uint64_t func_other;
+    uint32_t func_depth;
     bool have_block;                /* block_pc and block_time are set */
     uint32_t slot[PACKED_SLOTS];
 };
@@ -71,12 +75,17 @@ int unpack_init(struct unpacker *u, const struct qtrace_catalog *cat)
     static const char *const mem_fields[] = { "pc", "vaddr", "paddr",
                                               "size", "flags", "device" };
     static const char *const trans_fields[] = { "pc", "tb", "n_insns" };
+    static const char *const entry_fields[] = { "pc", "from", "depth",
+                                                "kind" };
+    static const char *const exit_fields[] = { "pc", "to", "depth", "kind" };
     const struct qtrace_event_desc *ev;
     uint16_t off[3];
 
     memset(u, 0, sizeof(*u));
     find_layout(cat, "exec_tb", tb_fields, 2, &u->exec_tb);
     find_layout(cat, "mem_access", mem_fields, 6, &u->mem);
+    find_layout(cat, "func_entry", entry_fields, 4, &u->func[0]);
+    find_layout(cat, "func_exit", exit_fields, 4, &u->func[1]);
     ev = qtrace_catalog_find(cat, "lost");
     if (ev && find_fields(ev, (const char *const[]){ "block_insns" }, 1,
                           off)) {
@@ -321,6 +330,44 @@ static int read_mem_packet(struct unpacker *u, const uint8_t **pp,
     return 1;
 }
 
+/*
+ * A function packet: a func_entry or func_exit, each field the last
+ * function packet's plus the delta it carries.
+ */
+static int read_func_packet(struct unpacker *u, uint8_t tag,
+                            const uint8_t **pp, const uint8_t *end,
+                            char *why, size_t why_len)
+{
+    struct unpack_stream *s = u->cur;
+    const struct unpack_layout *l = &u->func[tag >= PK_FUNC_EXIT];
+    uint8_t *r = (uint8_t *)u->rec_buf;
+    uint64_t d[4];
+    int i;
+
+    for (i = 0; i < 4; i++) {
+        if (packed_get_varint(pp, end, &d[i]) < 0) {
+            return fail(why, why_len, "cut function packet");
+        }
+    }
+    if (!l->id) {
+        return fail(why, why_len, "function packet but no %s event",
+                    tag >= PK_FUNC_EXIT ? "func_exit" : "func_entry");
+    }
+    s->func_time += (uint64_t)packed_unzigzag(d[0]);
+    s->func_pc += (uint64_t)packed_unzigzag(d[1]);
+    s->func_other += (uint64_t)packed_unzigzag(d[2]);
+    s->func_depth += (uint32_t)packed_unzigzag(d[3]);
+    memset(r, 0, l->size);
+    store16(r, l->id);
+    store16(r + 2, l->size);
+    store64(r + 8, s->func_time);
+    store64(r + l->off[0], s->func_pc);
+    store64(r + l->off[1], s->func_other);
+    store32(r + l->off[2], s->func_depth);
+    r[l->off[3]] = (uint8_t)((tag - PK_FUNC_ENTRY) % PK_FUNC_KINDS);
+    return 1;
+}
+
 int unpack_next(struct unpacker *u, const uint8_t *base, const uint8_t **pp,
                 const uint8_t *end, const uint8_t **rec, size_t *avail,
                 char *why, size_t why_len)
@@ -354,6 +401,10 @@ int unpack_next(struct unpacker *u, const uint8_t *base, const uint8_t **pp,
             ret = read_mem_packet(u, pp, end, why, why_len);
             break;
         }
+        if (packed_is_func(tag)) {
+            ret = read_func_packet(u, tag, pp, end, why, why_len);
+            break;
+        }
         if (tag != PK_RECORD) {
             return fail(why, why_len, "unknown packet tag 0x%02x", tag);
         }
@@ -383,8 +434,8 @@ int unpack_count(struct unpacker *u, const uint8_t *base, const uint8_t **pp,
                  size_t why_len)
 {
     const uint8_t *p = *pp;
-    uint64_t blocks = 0, mems = 0, v = 0;
-    int ret = 0;
+    uint64_t blocks = 0, mems = 0, funcs[2] = { 0, 0 }, v = 0;
+    int ret = 0, i;
 
     while (p < end) {
         uint8_t tag = *p++;
@@ -408,6 +459,12 @@ int unpack_count(struct unpacker *u, const uint8_t *base, const uint8_t **pp,
                 ret = -1;
             }
             mems++;
+        } else if (packed_is_func(tag)) {
+            ret = 0;
+            for (i = 0; i < 4 && ret == 0; i++) {
+                ret = packed_get_varint(&p, end, &v);
+            }
+            funcs[tag >= PK_FUNC_EXIT]++;
         } else if (tag == PK_RECORD) {
             *rec = base + (((size_t)(p - base) + 7) & ~(size_t)7);
             if (*rec > end) {
@@ -426,12 +483,15 @@ int unpack_count(struct unpacker *u, const uint8_t *base, const uint8_t **pp,
         }
     }
     *pp = p;
-    if ((blocks && !u->exec_tb.id) || (mems && !u->mem.id)) {
+    if ((blocks && !u->exec_tb.id) || (mems && !u->mem.id) ||
+        (funcs[0] && !u->func[0].id) || (funcs[1] && !u->func[1].id)) {
         return fail(why, why_len, "packets of an event the catalog lacks");
     }
     counts[u->exec_tb.id] += blocks;
     counts[u->mem.id] += mems;
-    *n += blocks + mems;
+    counts[u->func[0].id] += funcs[0];
+    counts[u->func[1].id] += funcs[1];
+    *n += blocks + mems + funcs[0] + funcs[1];
     if (ret == -1) {
         return fail(why, why_len, "cut packet");
     }

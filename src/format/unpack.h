@@ -2,8 +2,9 @@
 /*
  * Expanding packed vCPU chunks back into records (docs/format.md, "Packed
  * chunks"): the reader's side of src/format/packed.h. It runs the same
- * block predictor as the plugin, one per stream, and rebuilds exec_tb and
- * mem_access records with the layouts of the trace's own catalog.
+ * block predictor as the plugin, one per stream, and rebuilds exec_tb,
+ * mem_access, func_entry and func_exit records with the layouts of the
+ * trace's own catalog.
  * Single-threaded, owned by one reader.
  */
 #ifndef QTRACE_FORMAT_UNPACK_H
@@ -27,6 +28,8 @@ struct unpack_layout {
 struct unpacker {
     struct unpack_layout exec_tb;   /* fields: pc, tb */
     struct unpack_layout mem;       /* pc, vaddr, paddr, size, flags, dev */
+    struct unpack_layout func[2];   /* entry, exit: pc, from/to, depth,
+                                       kind */
     uint16_t tb_trans_id;
     uint16_t lost_id;               /* a lost record restarts the stream */
     uint16_t lost_insns;            /* offset of its block_insns */
@@ -72,8 +75,8 @@ int unpack_next(struct unpacker *u, const uint8_t *base, const uint8_t **pp,
                 char *why, size_t why_len);
 
 /*
- * Count the packets from *pp to end without expanding them: block and
- * memory packets add to counts[exec_tb id] and counts[mem id]; a record
+ * Count the packets from *pp to end without expanding them: block,
+ * memory and function packets add to the counts of their events; a record
  * packet stops the walk with 2 and *rec, *avail as unpack_next (the caller
  * checks and counts it, then moves *pp past it). Returns 0 at the end,
  * -1 with why on a malformed packet. *n gets the records counted.

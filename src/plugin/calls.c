@@ -93,8 +93,14 @@ static void emit_func(struct calls_vcpu *cv, uint16_t id, uint64_t pc,
                       uint64_t other, uint32_t depth, uint8_t kind,
                       uint64_t time)
 {
-    struct qtrace_ev_func_entry *r = vbuf_record(cv->vb, sizeof(*r));
+    struct qtrace_ev_func_entry *r;
 
+    if (cv->vb->pack && kind < PK_FUNC_KINDS) {
+        pack_func(cv->vb->pack, cv->vb, id == QTRACE_EV_FUNC_EXIT, kind,
+                  time, pc, other, depth);
+        return;
+    }
+    r = vbuf_record(cv->vb, sizeof(*r));
     r->hdr.id = id;
     r->hdr.size = sizeof(*r);
     r->hdr.reserved = 0;

@@ -30,11 +30,13 @@ struct predictor {
 static struct predictor *preds[PRED_VCPUS];
 static struct chunk *out;
 
-/* Bytes copied for any memory packet: its maximum, rounded up. */
-#define MEM_COPY 24u
+/* Bytes copied for any copied packet: the longest, rounded up. */
+#define PACKET_COPY 40u
 
-_Static_assert(PACKED_MEM_MAX <= MEM_COPY && TBTAB_MAX_ID < STAGED_MEM,
-               "staged words: memory packet lengths or block ids overlap");
+_Static_assert(PACKED_MEM_MAX <= PACKET_COPY &&
+               PACKED_FUNC_MAX <= PACKET_COPY &&
+               TBTAB_MAX_ID < STAGED_PACKET,
+               "staged words: packet lengths or block ids overlap");
 
 void pack_block_slow(struct vbuf *vb, uint32_t id)
 {
@@ -86,11 +88,11 @@ static const uint8_t *staged_item(const uint8_t *base, const uint8_t *p,
     uint32_t w = load32(p);
 
     *rec = NULL;
-    if (w < STAGED_MEM) {
+    if (w < STAGED_PACKET) {
         return p + STAGED_WORD;
     }
     if (w != STAGED_ESCAPE) {
-        p += STAGED_WORD + staged_mem_len(w);
+        p += STAGED_WORD + staged_packet_len(w);
         return p <= end ? next_word(base, p) : NULL;
     }
     *rec = record_packet(base, p + STAGED_WORD, end);
@@ -162,7 +164,7 @@ static uint8_t *put_blocks(struct predictor *pr, const uint8_t **pp,
     while (end - p >= (ptrdiff_t)STAGED_WORD) {
         uint32_t id = load32(p), *slot;
 
-        if (id >= STAGED_MEM) {
+        if (id >= STAGED_PACKET) {
             break;
         }
         p += STAGED_WORD;
@@ -209,7 +211,7 @@ static uint8_t *put_record(uint8_t *q, const uint8_t *rec)
  * Room for the packed form: a staged block (4 bytes) becomes at most 6, a
  * record packet grows by at most 7 bytes of padding, and a run is written
  * only after blocks that wrote nothing; twice the input is plenty. The
- * slack takes a memory packet's copy of MEM_COPY bytes at the very end.
+ * slack takes a packet's copy of PACKET_COPY bytes at the very end.
  */
 static bool out_fits(size_t in_len)
 {
@@ -261,11 +263,12 @@ const struct chunk *pack_transcode(const struct chunk *in, char *why,
                 predictor_reset(pr, in->stream);
             }
         } else {
-            size_t len = staged_mem_len(load32(p));
+            size_t len = staged_packet_len(load32(p));
 
             /* A fixed-size copy is a few moves, a variable one a call. */
-            if (end - p >= (ptrdiff_t)(STAGED_WORD + MEM_COPY)) {
-                memcpy(q, p + STAGED_WORD, MEM_COPY);
+            if (len <= PACKET_COPY &&
+                end - p >= (ptrdiff_t)(STAGED_WORD + PACKET_COPY)) {
+                memcpy(q, p + STAGED_WORD, PACKET_COPY);
             } else {
                 memcpy(q, p + STAGED_WORD, len);
             }

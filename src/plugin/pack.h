@@ -21,17 +21,17 @@
 /*
  * The staged stream, which exists only between a vCPU and the writer
  * thread, never in a file, is made of 4-byte words: a block is its id
- * (below STAGED_MEM); STAGED_MEM | n is followed by a memory packet of n
- * bytes and STAGED_ESCAPE by a record packet, both of the packed format,
- * then zeros up to the next word. The length saves the writer parsing
- * the memory packet.
+ * (below STAGED_PACKET); STAGED_PACKET | n is followed by a packet of n
+ * bytes (memory or function) that the writer copies as it is, and
+ * STAGED_ESCAPE by a record packet, both of the packed format, then zeros
+ * up to the next word. The length saves the writer parsing the packet.
  */
-#define STAGED_MEM 0xffffff00u
+#define STAGED_PACKET 0xffffff00u
 #define STAGED_ESCAPE 0xffffffffu
 #define STAGED_WORD 4u
 
-/* The length of the memory packet after the escape word w. */
-static inline size_t staged_mem_len(uint32_t w)
+/* The length of the packet after the escape word w. */
+static inline size_t staged_packet_len(uint32_t w)
 {
     return w & 0xffu;
 }
@@ -39,10 +39,14 @@ static inline size_t staged_mem_len(uint32_t w)
 /* Chunk flag of the plugin's own (not a file flag): a staged stream. */
 #define CHUNK_STAGED 0x8000u
 
-/* What a vCPU keeps of its stream, for memory packets. */
+/* What a vCPU keeps of its stream, for memory and function packets. */
 struct pack_state {
     uint64_t last_vaddr;        /* base of the next access's delta */
     uint64_t block_pc;          /* pc of the last block */
+    uint64_t func_time;         /* the last function packet's fields */
+    uint64_t func_pc;
+    uint64_t func_other;
+    uint32_t func_depth;
 };
 
 /* A fresh state for a new stream (zeroed: the reader starts the same). */
@@ -127,16 +131,37 @@ static inline void *vbuf_record(struct vbuf *vb, uint32_t size)
     return r;
 }
 
-/* A user-mode access by instruction idx (at pc) of the current block. */
+/*
+ * Reserve room for a packet of at most max bytes after its escape word;
+ * returns where the packet goes.
+ */
+static inline uint8_t *staged_packet_begin(struct vbuf *vb, uint32_t max)
+{
+    return vbuf_reserve(vb, STAGED_WORD + max + STAGED_WORD) + STAGED_WORD;
+}
+
+/* The packet from start to p is complete: its escape word, and commit. */
+static inline void staged_packet_end(struct vbuf *vb, uint8_t *start,
+                                     uint8_t *p)
+{
+    uint32_t escape = STAGED_PACKET | (uint32_t)(p - start);
+
+    memcpy(start - STAGED_WORD, &escape, STAGED_WORD);
+    pack_commit(vb, staged_pad(p));
+    vbuf_count(vb, 1);
+}
+
+/*
+ * A user-mode access by instruction idx (at pc) of the current block.
+ * The state is read after the reservation, which may have dropped the
+ * chunk and reset it.
+ */
 static inline void pack_mem(struct pack_state *ps, struct vbuf *vb,
                             uint32_t idx, uint64_t pc, uint8_t info,
                             uint64_t vaddr)
 {
-    uint8_t *start, *p;
-    uint32_t escape;
+    uint8_t *start = staged_packet_begin(vb, PACKED_MEM_MAX), *p = start;
 
-    start = vbuf_reserve(vb, STAGED_WORD + PACKED_MEM_MAX + STAGED_WORD);
-    p = start + STAGED_WORD;
     *p++ = PK_MEM;
     p = packed_put_varint(p, idx);
     p = packed_put_varint(p, pc - ps->block_pc);
@@ -144,10 +169,32 @@ static inline void pack_mem(struct pack_state *ps, struct vbuf *vb,
     p = packed_put_varint(p, packed_zigzag((int64_t)(vaddr -
                                                      ps->last_vaddr)));
     ps->last_vaddr = vaddr;
-    escape = STAGED_MEM | (uint32_t)(p - start - STAGED_WORD);
-    memcpy(start, &escape, STAGED_WORD);
-    pack_commit(vb, staged_pad(p));
-    vbuf_count(vb, 1);
+    staged_packet_end(vb, start, p);
+}
+
+/*
+ * A func_entry (from = other) or func_exit (to = other) of kind below
+ * PK_FUNC_KINDS, each field as its difference from the last function
+ * packet's: recursion and loops of calls make most of them one byte.
+ */
+static inline void pack_func(struct pack_state *ps, struct vbuf *vb,
+                             bool exit, uint8_t kind, uint64_t time,
+                             uint64_t pc, uint64_t other, uint32_t depth)
+{
+    uint8_t *start = staged_packet_begin(vb, PACKED_FUNC_MAX), *p = start;
+
+    *p++ = (uint8_t)((exit ? PK_FUNC_EXIT : PK_FUNC_ENTRY) + kind);
+    p = packed_put_varint(p, packed_zigzag((int64_t)(time - ps->func_time)));
+    p = packed_put_varint(p, packed_zigzag((int64_t)(pc - ps->func_pc)));
+    p = packed_put_varint(p, packed_zigzag((int64_t)(other -
+                                                     ps->func_other)));
+    p = packed_put_varint(p, packed_zigzag((int64_t)depth -
+                                           (int64_t)ps->func_depth));
+    ps->func_time = time;
+    ps->func_pc = pc;
+    ps->func_other = other;
+    ps->func_depth = depth;
+    staged_packet_end(vb, start, p);
 }
 
 /*

@@ -3,12 +3,13 @@
 # lossy=on with a sink that cannot keep up (a FIFO drained slowly): the
 # guest of ARCH runs to its normal end, whole chunks are dropped and
 # counted (lost records in the stream, lost= in the END chunk), the trace
-# still expands cleanly, and every record it keeps is one the lossless
-# recording of the same run has, at the same time.
+# still expands cleanly, and every record it keeps (blocks, accesses,
+# function entries and exits) is one the lossless recording of the same
+# run has, at the same time.
 ARCH=$1
 . "$(dirname "$0")/lib.sh"
 use_guest demo "$ARCH"
-EVENTS='tb_trans,exec_tb,mem_access'
+EVENTS='tb_trans,exec_tb,mem_access,func_*'
 
 env -i "$QTRACE" record -e "$EVENTS" -o "$WORK/full.qtr" -- "$GUEST" \
     > /dev/null 2>&1
@@ -39,9 +40,11 @@ lost=$(sed -n 's/^lost: *//p' "$WORK/info")
     fail "no records lost (lost: ${lost:-none}): the sink kept up"
 check_grep "lost records in the stream" '^  lost +[1-9]' "$WORK/info"
 
-"$QTRACE" dump -e 'exec_tb,mem_access' "$WORK/lossy.qtr" > "$WORK/lossy.txt"
+DUMP_EV='exec_tb,mem_access,func_*'
+"$QTRACE" dump -e "$DUMP_EV" "$WORK/lossy.qtr" > "$WORK/lossy.txt"
 check_eq "lossy dump status" 0 "$?"
-"$QTRACE" dump -e 'exec_tb,mem_access' "$WORK/full.qtr" > "$WORK/full.txt"
+"$QTRACE" dump -e "$DUMP_EV" "$WORK/full.qtr" > "$WORK/full.txt"
+check_grep "function records kept" ' func_exit ' "$WORK/lossy.txt"
 sort "$WORK/lossy.txt" > "$WORK/lossy.sorted"
 sort "$WORK/full.txt" > "$WORK/full.sorted"
 check_eq "records kept that the lossless run lacks" 0 \
