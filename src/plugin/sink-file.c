@@ -19,10 +19,21 @@
 #include "../format/writer.h"
 #include "../format/zchunk.h"
 
+/*
+ * The last writes' cost per byte: their minimum is what writing costs.
+ * One write stalled for milliseconds (the host took the CPU, the file
+ * system waited) says nothing of the next, but averaged in it made
+ * writing look dearer than compressing for dozens of chunks; compressed
+ * chunks then took the writer thread so long that the vCPU waited for
+ * buffers and a block trace ran twice as slowly.
+ */
+#define WRITE_SAMPLES 8
+
 /* What compressing and writing have cost lately (see worth_compressing). */
 struct zcost {
     double zstd_ns_per_byte;
-    double write_ns_per_byte;
+    double write_ns_per_byte[WRITE_SAMPLES];
+    unsigned int write_next;    /* the sample to replace */
     double ratio;               /* compressed / original size */
     unsigned int skipped;       /* chunks not compressed since the last */
 };
@@ -71,6 +82,27 @@ static void ewma(double *avg, double sample)
     *avg = *avg == 0 ? sample : *avg + (sample - *avg) / 8;
 }
 
+static void note_write(struct zcost *k, double ns_per_byte)
+{
+    k->write_ns_per_byte[k->write_next] = ns_per_byte;
+    k->write_next = (k->write_next + 1) % WRITE_SAMPLES;
+}
+
+/* The cheapest recent write per byte; 0 before the first. */
+static double write_cost(const struct zcost *k)
+{
+    double min = k->write_ns_per_byte[0];
+    unsigned int i;
+
+    for (i = 1; i < WRITE_SAMPLES; i++) {
+        if (k->write_ns_per_byte[i] > 0 &&
+            (min == 0 || k->write_ns_per_byte[i] < min)) {
+            min = k->write_ns_per_byte[i];
+        }
+    }
+    return min;
+}
+
 /*
  * Whether to compress the next chunk. With the writer idle, always: the
  * time is free. When vCPU chunks queue up, only if compressing costs less
@@ -85,7 +117,7 @@ static bool worth_compressing(struct sink_file *f)
     if (!writer_is_behind() || ++k->skipped >= PROBE_EVERY) {
         return true;
     }
-    return k->zstd_ns_per_byte < (1 - k->ratio) * k->write_ns_per_byte;
+    return k->zstd_ns_per_byte < (1 - k->ratio) * write_cost(k);
 }
 
 /* c's payload, compressed when that pays: *flags gains QTRACE_CHUNK_ZSTD. */
@@ -130,7 +162,7 @@ static int file_chunk(struct sink *s, const struct chunk *c)
     ret = qtrace_writer_chunk_flags(f->w, QTRACE_CHUNK_DATA, flags, c->vcpu,
                                     c->stream, payload, len, &err);
     if (len > 0) {
-        ewma(&f->cost.write_ns_per_byte, (double)(now_ns() - t0) / len);
+        note_write(&f->cost, (double)(now_ns() - t0) / len);
     }
     if (ret < 0) {
         sink_fail(s, err.msg);
