@@ -341,7 +341,8 @@ static const char *insn_text(struct dump *d, const struct qtrace_record *rec)
 }
 
 /* The formatted arguments of rec, in d->fmt_buf (grown as needed). */
-static const char *fmt_args(struct dump *d, const struct qtrace_record *rec)
+static const char *fmt_args(struct dump *d, const struct qtrace_record *rec,
+                            size_t *len)
 {
     int n = qtrace_record_fmt(rec, d->fmt_buf, d->fmt_len);
 
@@ -349,12 +350,14 @@ static const char *fmt_args(struct dump *d, const struct qtrace_record *rec)
         char *bigger = realloc(d->fmt_buf, (size_t)n + 1);
 
         if (!bigger) {
-            return d->fmt_buf;      /* truncated rather than lost */
+            *len = strlen(d->fmt_buf);  /* truncated rather than lost */
+            return d->fmt_buf;
         }
         d->fmt_buf = bigger;
         d->fmt_len = (size_t)n + 1;
         n = qtrace_record_fmt(rec, d->fmt_buf, d->fmt_len);
     }
+    *len = n > 0 ? (size_t)n : 0;
     return n > 0 ? d->fmt_buf : "";
 }
 
@@ -388,21 +391,26 @@ static void print_syscall(const struct dump *d,
 static void print_symbol(struct dump *d, const struct qtrace_record *rec)
 {
     const struct arg_map *m = &d->args;
+    bool with_off = false;
     char buf[320];
+    int field;
 
     if (!d->syms) {
         return;
     }
     if (rec->ev == m->exec_tb && d->name_blocks) {
-        printf(" | %s", guest_syms_fmt(d->syms, qtrace_record_u64(rec,
-               (unsigned)m->et_pc), true, buf, sizeof(buf)));
+        field = m->et_pc;
+        with_off = true;
     } else if (rec->ev == m->fe.entry) {
-        printf(" | %s", guest_syms_fmt(d->syms, qtrace_record_u64(rec,
-               (unsigned)m->fe.entry_pc), false, buf, sizeof(buf)));
+        field = m->fe.entry_pc;
     } else if (rec->ev == m->fe.exit) {
-        printf(" | %s", guest_syms_fmt(d->syms, qtrace_record_u64(rec,
-               (unsigned)m->fe.exit_pc), false, buf, sizeof(buf)));
+        field = m->fe.exit_pc;
+    } else {
+        return;
     }
+    fputs_unlocked(" | ", stdout);
+    fputs_unlocked(guest_syms_fmt(d->syms, qtrace_record_u64(rec,
+                   (unsigned)field), with_off, buf, sizeof(buf)), stdout);
 }
 
 /* v in decimal and then c: printf's cost shows at a hundred million lines. */
@@ -418,7 +426,8 @@ static void print_u64(uint64_t v, char c)
 
 static void print_record(struct dump *d, const struct qtrace_record *rec)
 {
-    const char *args = fmt_args(d, rec);
+    size_t args_len;
+    const char *args = fmt_args(d, rec, &args_len);
 
     /* Translations belong to no vCPU: "-" in the vCPU column. */
     if (rec->vcpu == QTRACE_VCPU_NONE) {
@@ -428,9 +437,9 @@ static void print_record(struct dump *d, const struct qtrace_record *rec)
     }
     print_u64(rec->time, ' ');
     fputs_unlocked(rec->ev->name, stdout);
-    if (args[0]) {
+    if (args_len) {
         putc_unlocked(' ', stdout);
-        fputs_unlocked(args, stdout);
+        fwrite_unlocked(args, 1, args_len, stdout);
     }
     if (rec->ev == d->args.exec_insn) {
         if (d->dis) {

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Guest symbols for the reading commands (see guest-syms.h). */
-#include <inttypes.h>
-#include <stdio.h>
+#include <stdint.h>
+#include <string.h>
 
 #include "cli.h"
 #include "guest-syms.h"
+#include "../format/digits.h"
 
 static void warn(void *arg, const char *msg)
 {
@@ -24,18 +25,42 @@ struct qtrace_symbols *guest_syms_load(struct qtrace_reader *rd,
     return s;
 }
 
+/* n bytes of src at p, cut at end (the byte kept for the NUL). */
+static char *put(char *p, const char *end, const char *src, size_t n)
+{
+    size_t room = (size_t)(end - p);
+
+    memcpy(p, src, n < room ? n : room);
+    return p + (n < room ? n : room);
+}
+
+static char *put_hex(char *p, const char *end, uint64_t v)
+{
+    char tmp[20];
+    char *d = digits_u64(tmp + sizeof(tmp), v, 16);
+
+    p = put(p, end, "0x", 2);
+    return put(p, end, d, (size_t)(tmp + sizeof(tmp) - d));
+}
+
+/* Without printf: dump names every block it prints. */
 const char *guest_syms_fmt(const struct qtrace_symbols *s, uint64_t addr,
                            bool with_off, char *buf, size_t len)
 {
     uint64_t off = 0;
     const char *name = qtrace_symbols_lookup(s, addr, &off);
+    const char *end = buf + len - 1;
+    char *p = buf;
 
     if (!name) {
-        snprintf(buf, len, "0x%" PRIx64, addr);
-    } else if (off || with_off) {
-        snprintf(buf, len, "%s+0x%" PRIx64, name, off);
+        p = put_hex(p, end, addr);
     } else {
-        snprintf(buf, len, "%s", name);
+        p = put(p, end, name, strlen(name));
+        if (off || with_off) {
+            p = put(p, end, "+", 1);
+            p = put_hex(p, end, off);
+        }
     }
+    *p = '\0';
     return buf;
 }

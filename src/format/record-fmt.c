@@ -404,6 +404,30 @@ static int star_value(const struct qtrace_record *rec, unsigned int *arg)
     return (int)v;
 }
 
+/* Character tests of the format's syntax, without strchr per byte. */
+static bool is_flag(char c)
+{
+    return c == '-' || c == '+' || c == ' ' || c == '#' || c == '0' ||
+           c == '\'';
+}
+
+static bool is_length(char c)
+{
+    return c == 'h' || c == 'l' || c == 'z' || c == 'j' || c == 't' ||
+           c == 'L' || c == 'q';
+}
+
+static bool is_conversion(char c)
+{
+    switch (c) {
+    case 'd': case 'i': case 'u': case 'x': case 'X': case 'o':
+    case 'c': case 's': case 'p':
+        return true;
+    default:
+        return false;
+    }
+}
+
 /*
  * Parse the conversion after a '%' at *pp into sp; returns false when the
  * format ends first. *arg advances over '*' arguments.
@@ -416,7 +440,7 @@ static bool parse_spec(const char **pp, struct spec *sp,
 
     memset(sp, 0, sizeof(*sp));
     sp->width = sp->prec = -1;
-    for (; *p && strchr("-+ #0'", *p); p++) {
+    for (; is_flag(*p); p++) {
         if (nf < sizeof(sp->flags) - 1 && !strchr(sp->flags, *p)) {
             sp->flags[nf++] = *p;
         }
@@ -436,7 +460,7 @@ static bool parse_spec(const char **pp, struct spec *sp,
         sp->prec = *p == '*' ? (p++, star_value(rec, arg)) : parse_num(&p);
     }
     /* Length modifiers: the declared argument type decides instead. */
-    while (*p && strchr("hlzjtLq", *p)) {
+    while (is_length(*p)) {
         p++;
     }
     sp->conv = *p;
@@ -456,7 +480,7 @@ int qtrace_record_fmt(const struct qtrace_record *rec, char *buf,
         const char *start = f;
 
         if (*f != '%') {
-            f += strcspn(f, "%");
+            f = strchrnul(f, '%');
             put(&o, start, (size_t)(f - start));
             continue;
         }
@@ -466,8 +490,7 @@ int qtrace_record_fmt(const struct qtrace_record *rec, char *buf,
             continue;
         }
         f++;
-        if (!parse_spec(&f, &sp, rec, &arg) ||
-            !strchr("diuxXocsp", sp.conv)) {
+        if (!parse_spec(&f, &sp, rec, &arg) || !is_conversion(sp.conv)) {
             /* Not a conversion qtrace knows: show it as written. */
             put(&o, start, (size_t)(f - start));
             continue;
