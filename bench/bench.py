@@ -8,7 +8,8 @@ median of the rounds is compared with the median of plain QEMU. Prints a
 table: time ratio to plain QEMU, trace file size, encoded bytes (before
 compression) per executed block and per memory access, records per
 second, peak memory. Then times the reader on the biggest trace.
-Usage: bench.py BUILD_DIR [--rounds N] [--quick]
+Usage: bench.py BUILD_DIR [--rounds N] [--quick] [--workload NAME]
+[--modes MODE,...] (plain is always run: the ratios are to it).
 """
 
 import argparse
@@ -27,7 +28,7 @@ import time
 # only: what QEMU itself charges for each way of hooking blocks.
 EXECLOG_ONLY = ("insns+mem", "text-log")
 EXECLOG_COMPARE = ("plain", "blocks+mem", "insns+mem", "text-log")
-FLOORS = ("floor:inline", "floor:callback", "floor:append8")
+FLOORS = ("floor:trans", "floor:inline", "floor:callback", "floor:append8")
 EXECLOG_WORKLOAD = "short-blocks/20"
 MODES = [
     ("plain", None, "QEMU without a plugin"),
@@ -41,6 +42,8 @@ MODES = [
      "every instruction and access (execlog's information)"),
     ("text-log", "log={dir}/exec.log,events=-tb_trans",
      "execlog-style text log of every instruction"),
+    ("floor:trans", "trans=on",
+     "a plugin that sees every translation and instruments nothing"),
     ("floor:inline", "inline=on", "QEMU's inline add per block, no callback"),
     ("floor:callback", "", "an empty callback per block"),
     ("floor:append8", "append=on",
@@ -232,7 +235,16 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--quick", action="store_true",
                     help="first workload only")
+    ap.add_argument("--workload", help="only the workload of this name")
+    ap.add_argument("--modes", help="only these modes (comma separated), "
+                    "floors included on any workload")
     args = ap.parse_args()
+    wanted = None
+    if args.modes:
+        wanted = set(args.modes.split(",")) | {"plain"}
+        unknown = wanted - {m[0] for m in MODES}
+        if unknown:
+            sys.exit("bench: unknown mode " + ", ".join(sorted(unknown)))
     args.plugin = os.path.abspath(
         os.path.join(args.build, "src/plugin/libqtrace.so"))
     args.qtrace = os.path.abspath(os.path.join(args.build, "src/cli/qtrace"))
@@ -242,12 +254,11 @@ def main():
         sys.exit("bench: qemu-x86_64 not found (Debian package qemu-user)")
 
     with tempfile.TemporaryDirectory(prefix="qtrace-bench.") as work:
-        modes = [m for m in MODES
+        chosen = [m for m in MODES if wanted is None or m[0] in wanted]
+        modes = [m for m in chosen
                  if m[1] is None or m[0] in FLOORS
-                 or mode_supported(args.plugin,
-                                                   m[1].format(dir=work),
-                                                   work)]
-        skipped = [m[0] for m in MODES if m not in modes]
+                 or mode_supported(args.plugin, m[1].format(dir=work), work)]
+        skipped = [m[0] for m in chosen if m not in modes]
         print(f"qtrace bench: {args.rounds} rounds, median; modes: "
               + ", ".join(f"{m[0]} ({m[2]})" for m in modes))
         if skipped:
@@ -258,13 +269,17 @@ def main():
         items = workloads(args.build, work)
         if args.quick:
             items = items[:1]
+        if args.workload:
+            items = [w for w in items if w[0] == args.workload]
+            if not items:
+                sys.exit(f"bench: no workload named {args.workload}")
         for i, (name, argv) in enumerate(items):
             keep = os.path.join(work, "kept.qtr")
             if name == EXECLOG_WORKLOAD:
                 these = [m for m in modes if m[0] in EXECLOG_COMPARE]
             else:
                 these = [m for m in modes if m[0] not in EXECLOG_ONLY
-                         and (i == 0 or m[0] not in FLOORS)]
+                         and (i == 0 or wanted or m[0] not in FLOORS)]
             rows += bench_workload(args, name, argv, these, work, keep)
             if os.path.exists(keep) and (
                     biggest is None
