@@ -74,8 +74,9 @@ struct dump {
     struct qtrace_symbols *syms;    /* NULL: no event shown needs them */
     bool name_blocks;               /* some image: exec_tb gets a name */
     GHashTable *blocks;             /* tb id -> struct block */
-    char *fmt_buf;                  /* formatted arguments of a record */
-    size_t fmt_len;
+    char *line;                     /* the line being built */
+    size_t line_len;
+    size_t line_cap;
     char insn_buf[160];             /* an uncached disassembly */
 };
 
@@ -340,25 +341,84 @@ static const char *insn_text(struct dump *d, const struct qtrace_record *rec)
     return d->insn_buf;
 }
 
-/* The formatted arguments of rec, in d->fmt_buf (grown as needed). */
-static const char *fmt_args(struct dump *d, const struct qtrace_record *rec,
-                            size_t *len)
+/*
+ * Each line is built in d->line and written with one stdio call: a call
+ * per piece cost more than the formatting at millions of lines.
+ */
+static bool line_room(struct dump *d, size_t n)
 {
-    int n = qtrace_record_fmt(rec, d->fmt_buf, d->fmt_len);
+    size_t cap = d->line_cap;
+    char *bigger;
 
-    if (n >= 0 && (size_t)n >= d->fmt_len) {
-        char *bigger = realloc(d->fmt_buf, (size_t)n + 1);
-
-        if (!bigger) {
-            *len = strlen(d->fmt_buf);  /* truncated rather than lost */
-            return d->fmt_buf;
-        }
-        d->fmt_buf = bigger;
-        d->fmt_len = (size_t)n + 1;
-        n = qtrace_record_fmt(rec, d->fmt_buf, d->fmt_len);
+    if (d->line_len + n <= cap) {
+        return true;
     }
-    *len = n > 0 ? (size_t)n : 0;
-    return n > 0 ? d->fmt_buf : "";
+    while (cap < d->line_len + n) {
+        cap *= 2;
+    }
+    bigger = realloc(d->line, cap);
+    if (!bigger) {
+        return false;
+    }
+    d->line = bigger;
+    d->line_cap = cap;
+    return true;
+}
+
+/* Out of memory: what is built goes out now, then the piece itself. */
+static void line_add(struct dump *d, const char *s, size_t n)
+{
+    if (!line_room(d, n)) {
+        fwrite_unlocked(d->line, 1, d->line_len, stdout);
+        fwrite_unlocked(s, 1, n, stdout);
+        d->line_len = 0;
+        return;
+    }
+    memcpy(d->line + d->line_len, s, n);
+    d->line_len += n;
+}
+
+static void line_str(struct dump *d, const char *s)
+{
+    line_add(d, s, strlen(s));
+}
+
+/* v in decimal and then c. */
+static void line_u64(struct dump *d, uint64_t v, char c)
+{
+    char buf[24];
+    char *end = buf + sizeof(buf) - 1;
+    char *p = digits_u64(end, v, 10);
+
+    *end = c;
+    line_add(d, p, (size_t)(end + 1 - p));
+}
+
+/* " " and the formatted arguments of rec, unless there are none. */
+static void line_args(struct dump *d, const struct qtrace_record *rec)
+{
+    size_t at = d->line_len + 1, room = d->line_cap - at;
+    int n;
+
+    if (at >= d->line_cap) {
+        if (!line_room(d, 2)) {
+            return;
+        }
+        room = d->line_cap - at;
+    }
+    n = qtrace_record_fmt(rec, d->line + at, room);
+    if (n > 0 && (size_t)n >= room && line_room(d, (size_t)n + 2)) {
+        n = qtrace_record_fmt(rec, d->line + at, d->line_cap - at);
+    }
+    if (n <= 0) {
+        return;
+    }
+    /* Cut to what fitted when memory ran out. */
+    if ((size_t)n >= d->line_cap - at) {
+        n = (int)(d->line_cap - at - 1);
+    }
+    d->line[d->line_len] = ' ';
+    d->line_len = at + (size_t)n;
 }
 
 /*
@@ -366,8 +426,7 @@ static const char *fmt_args(struct dump *d, const struct qtrace_record *rec,
  * the four architectures with a table share Linux's generic errno values,
  * which are the host's.
  */
-static void print_syscall(const struct dump *d,
-                          const struct qtrace_record *rec)
+static void print_syscall(struct dump *d, const struct qtrace_record *rec)
 {
     const struct arg_map *m = &d->args;
     bool is_ret = rec->ev == m->sys_ret;
@@ -377,12 +436,15 @@ static void print_syscall(const struct dump *d,
     int64_t ret;
     const char *ename;
 
-    printf(" | %s", name ? name : "?");
+    line_str(d, " | ");
+    line_str(d, name ? name : "?");
     if (is_ret) {
         ret = qtrace_record_i64(rec, (unsigned)m->sr_ret);
         ename = ret < 0 && ret >= -4095 ? strerrorname_np((int)-ret) : NULL;
         if (ename) {
-            printf(" (%s)", ename);
+            line_str(d, " (");
+            line_str(d, ename);
+            line_str(d, ")");
         }
     }
 }
@@ -408,44 +470,31 @@ static void print_symbol(struct dump *d, const struct qtrace_record *rec)
     } else {
         return;
     }
-    fputs_unlocked(" | ", stdout);
-    fputs_unlocked(guest_syms_fmt(d->syms, qtrace_record_u64(rec,
-                   (unsigned)field), with_off, buf, sizeof(buf)), stdout);
-}
-
-/* v in decimal and then c: printf's cost shows at a hundred million lines. */
-static void print_u64(uint64_t v, char c)
-{
-    char buf[24];
-    char *end = buf + sizeof(buf) - 1;
-    char *p = digits_u64(end, v, 10);
-
-    *end = c;
-    fwrite_unlocked(p, 1, (size_t)(end + 1 - p), stdout);
+    line_str(d, " | ");
+    line_str(d, guest_syms_fmt(d->syms, qtrace_record_u64(rec,
+             (unsigned)field), with_off, buf, sizeof(buf)));
 }
 
 static void print_record(struct dump *d, const struct qtrace_record *rec)
 {
-    size_t args_len;
-    const char *args = fmt_args(d, rec, &args_len);
-
+    d->line_len = 0;
     /* Translations belong to no vCPU: "-" in the vCPU column. */
     if (rec->vcpu == QTRACE_VCPU_NONE) {
-        fputs_unlocked("- ", stdout);
+        line_add(d, "- ", 2);
     } else {
-        print_u64(rec->vcpu, ' ');
+        line_u64(d, rec->vcpu, ' ');
     }
-    print_u64(rec->time, ' ');
-    fputs_unlocked(rec->ev->name, stdout);
-    if (args_len) {
-        putc_unlocked(' ', stdout);
-        fwrite_unlocked(args, 1, args_len, stdout);
-    }
+    line_u64(d, rec->time, ' ');
+    line_str(d, rec->ev->name);
+    line_args(d, rec);
     if (rec->ev == d->args.exec_insn) {
+        line_str(d, " | ");
         if (d->dis) {
-            printf(" | %s", insn_text(d, rec));
+            line_str(d, insn_text(d, rec));
         } else {
-            printf(" | (no disassembler for %s)", d->arch);
+            line_str(d, "(no disassembler for ");
+            line_str(d, d->arch);
+            line_str(d, ")");
         }
     } else {
         print_symbol(d, rec);
@@ -454,7 +503,8 @@ static void print_record(struct dump *d, const struct qtrace_record *rec)
         (rec->ev == d->args.sys || rec->ev == d->args.sys_ret)) {
         print_syscall(d, rec);
     }
-    putchar('\n');
+    line_add(d, "\n", 1);
+    fwrite_unlocked(d->line, 1, d->line_len, stdout);
 }
 
 /* Second pass: print, then say why the trace ended if not at its END. */
@@ -524,9 +574,9 @@ static int open_dump(struct dump *d, const struct dump_opts *opts)
         d->name_blocks = qtrace_symbols_n_images(d->syms) > 0;
     }
     d->blocks = g_hash_table_new_full(NULL, NULL, NULL, free_block);
-    d->fmt_len = 256;
-    d->fmt_buf = malloc(d->fmt_len);
-    if (!d->fmt_buf) {
+    d->line_cap = 256;
+    d->line = malloc(d->line_cap);
+    if (!d->line) {
         cli_error("dump", "%s: out of memory", d->path);
         return CLI_FAIL;
     }
@@ -540,7 +590,7 @@ static void close_dump(struct dump *d)
     }
     disasm_free(d->dis);
     qtrace_symbols_free(d->syms);
-    free(d->fmt_buf);
+    free(d->line);
     qtrace_reader_close(d->rd);
 }
 
