@@ -30,14 +30,18 @@ thumb_bit=0
 FUNCS='main|fact|apply|add_one|twice|jump_outer|jump_middle|jump_inner'
 FUNCS="$FUNCS|after_jump|raise_signal|on_signal|in_handler|run_threads"
 FUNCS="$FUNCS|worker|work_item|deep"
-readelf -sW "$GUEST" | awk -v re="^($FUNCS)\$" -v tb="$thumb_bit" '
-    ($4 == "FUNC" && $8 ~ re) || $8 == "__wrap_main" {
-        v = 0; h = tolower($2)
-        for (i = 1; i <= length(h); i++)
-            v = v * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1
-        if (tb && v % 2) v--
-        printf "0x%x %s\n", v, ($8 == "__wrap_main" ? "main" : $8)
-    }' > "$WORK/syms"
+# guest_syms RE: "ADDRESS NAME" of the guest's functions matching RE.
+guest_syms() {
+    readelf -sW "$GUEST" | awk -v re="^($1)\$" -v tb="$thumb_bit" '
+        ($4 == "FUNC" && $8 ~ re) || $8 == "__wrap_main" {
+            v = 0; h = tolower($2)
+            for (i = 1; i <= length(h); i++)
+                v = v * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1
+            if (tb && v % 2) v--
+            printf "0x%x %s\n", v, ($8 == "__wrap_main" ? "main" : $8)
+        }'
+}
+guest_syms "$FUNCS" > "$WORK/syms"
 check_eq "guest functions found by readelf" 16 \
     "$(awk '{ print $2 }' "$WORK/syms" | sort -u | wc -l)"
 
@@ -73,12 +77,12 @@ check_eq "streams whose records do not nest" 0 \
     "$(grep -cv ': ok$' "$WORK/nesting")"
 grep -v ': ok$' "$WORK/nesting" | head -3 | sed 's/^/    /'
 
-# The guest's own frames of one vCPU, in entry order: "LEVEL NAME STEP
-# KIND": LEVEL counts the open guest frames around it, STEP is its depth
-# minus its guest parent's (1: called directly, more: libc in between),
-# KIND its func_exit kind. A guest frame left open under a new entry of
-# the same depth, or an exit that is not the innermost guest frame's,
-# prints an ERROR line.
+# guest_tree VCPU [SYMS DUMP]: the guest's own frames of one vCPU, in
+# entry order: "LEVEL NAME STEP KIND": LEVEL counts the open guest frames
+# around it, STEP is its depth minus its guest parent's (1: called
+# directly, more: libc in between), KIND its func_exit kind. A guest
+# frame left open under a new entry of the same depth, or an exit that
+# is not the innermost guest frame's, prints an ERROR line.
 guest_tree() {
     awk -v want="$1" 'NR == FNR { name[$1] = $2; next }
         $1 == want && ($3 == "func_entry" || $3 == "func_exit") &&
@@ -98,7 +102,7 @@ guest_tree() {
             }
         }
         END { for (i = 1; i <= lines; i++) print line[i] }' \
-        "$WORK/syms" "$WORK/dump"
+        "${2:-$WORK/syms}" "${3:-$WORK/dump}"
 }
 
 # From the header of tests/guests/calls.c. on_signal sits under libc's
@@ -194,6 +198,30 @@ check_eq "deep: frames recorded plus frames counted" 1505 \
 check_eq "deep: frames that did not return" 0 \
     "$(awk -v pc="$deep_pc" '$3 == "func_exit" && $5 == pc && $11 != 0' \
            "$WORK/deep" | wc -l)"
+
+# "calls-ARCH hop": the longjmp again, with the guest's own setjmp and
+# longjmp (calls.c). hop_longjmp's register jump is in a block entered by
+# a branch, not by the call: only that block's own mark tells the tracker
+# that the next block, at hop_outer's return site, is a landing. There
+# hop_longjmp, hop_inner and hop_middle end unwound (kind 1), and
+# after_hop is one below hop_outer.
+"$QTRACE" record -e 'func_*' -o "$WORK/hop.qtr" -- "$GUEST" hop \
+    > "$WORK/out" 2>&1
+check_eq "hop guest exit status" 0 "$?"
+if grep -q '^calls: hop unsupported$' "$WORK/out"; then
+    echo "SKIP hop: calls.c has no assembly setjmp/longjmp for $ARCH"
+else
+    check_grep "hop guest output" '^calls: hop ok$' "$WORK/out"
+    guest_syms 'main|hop_outer|hop_setjmp|hop_middle|hop_inner|hop_longjmp|after_hop' \
+        > "$WORK/syms-hop"
+    "$QTRACE" dump "$WORK/hop.qtr" > "$WORK/hop"
+    check_eq "hop: records nest" "vcpu 0: ok" "$(nesting "$WORK/hop")"
+    guest_tree 0 "$WORK/syms-hop" "$WORK/hop" > "$WORK/tree-hop"
+    printf '%s\n' '0 main 0 0' '1 hop_outer 1 0' '2 hop_setjmp 1 0' \
+        '2 hop_middle 1 1' '3 hop_inner 1 1' '4 hop_longjmp 1 1' \
+        '2 after_hop 1 0' > "$WORK/expect-hop"
+    match_tree "hop: call tree" "$WORK/expect-hop" "$WORK/tree-hop"
+fi
 
 # Following calls changes nothing else: the single-threaded demo guest
 # gives the same exec_tb records (pc and time) with and without func_*.

@@ -46,10 +46,26 @@
  * prints "calls: deep ok" and returns 0. deep's innermost call jumps over
  * its recursive call to the instruction after it, the return site of its
  * caller's call (how glibc's msort is compiled): that jump is no return.
+ *
+ * Run with "hop", main instead runs the longjmp again with a setjmp and
+ * longjmp of the guest's own (hop_setjmp, hop_longjmp, in assembly): the
+ * block of hop_longjmp that jumps back is reached by a conditional
+ * branch, not by the call, unlike glibc's longjmp whose jump is in the
+ * block the call enters. Prints "calls: hop ok" (or "calls: hop
+ * unsupported" where there is no assembly for the target) and returns 0.
+ *
+ *   main                                 m
+ *     hop_outer                          m+1     hop_setjmp here
+ *       hop_setjmp                       m+2     returns
+ *       hop_middle                       m+2
+ *         hop_inner                      m+3
+ *           hop_longjmp                  m+4     back to hop_outer
+ *       after_hop                        m+2     after the longjmp
  */
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -114,6 +130,229 @@ static NOINLINE int jump_outer(void)
     }
     return after_jump(value);
 }
+
+/*
+ * hop_setjmp(buf) saves the callee-saved registers, the stack pointer
+ * and its return address in buf and returns 0; hop_longjmp(buf, v)
+ * restores them and jumps to that address with v (1 if v is 0), by a
+ * register jump that is no return instruction. Its first block tests v,
+ * so that the jump sits in a block of its own.
+ */
+struct hop_buf {
+    uint64_t word[32];
+} __attribute__((aligned(16)));
+
+#if defined(__x86_64__)
+#define HOP_ASM 1
+__asm__(
+    ".text\n"
+    ".type hop_setjmp, @function\n"
+    "hop_setjmp:\n"
+    "    mov %rbx, 0(%rdi)\n"
+    "    mov %rbp, 8(%rdi)\n"
+    "    mov %r12, 16(%rdi)\n"
+    "    mov %r13, 24(%rdi)\n"
+    "    mov %r14, 32(%rdi)\n"
+    "    mov %r15, 40(%rdi)\n"
+    "    lea 8(%rsp), %rdx\n"
+    "    mov %rdx, 48(%rdi)\n"
+    "    mov (%rsp), %rdx\n"
+    "    mov %rdx, 56(%rdi)\n"
+    "    xor %eax, %eax\n"
+    "    ret\n"
+    ".size hop_setjmp, . - hop_setjmp\n"
+    ".type hop_longjmp, @function\n"
+    "hop_longjmp:\n"
+    "    mov %esi, %eax\n"
+    "    test %eax, %eax\n"
+    "    jnz 1f\n"
+    "    mov $1, %eax\n"
+    "1:  mov 0(%rdi), %rbx\n"
+    "    mov 8(%rdi), %rbp\n"
+    "    mov 16(%rdi), %r12\n"
+    "    mov 24(%rdi), %r13\n"
+    "    mov 32(%rdi), %r14\n"
+    "    mov 40(%rdi), %r15\n"
+    "    mov 48(%rdi), %rsp\n"
+    "    mov 56(%rdi), %rdx\n"
+    "    jmp *%rdx\n"
+    ".size hop_longjmp, . - hop_longjmp\n");
+#elif defined(__aarch64__)
+#define HOP_ASM 1
+__asm__(
+    ".text\n"
+    ".type hop_setjmp, %function\n"
+    "hop_setjmp:\n"
+    "    stp x19, x20, [x0, #0]\n"
+    "    stp x21, x22, [x0, #16]\n"
+    "    stp x23, x24, [x0, #32]\n"
+    "    stp x25, x26, [x0, #48]\n"
+    "    stp x27, x28, [x0, #64]\n"
+    "    stp x29, x30, [x0, #80]\n"
+    "    mov x2, sp\n"
+    "    str x2, [x0, #96]\n"
+    "    stp d8, d9, [x0, #104]\n"
+    "    stp d10, d11, [x0, #120]\n"
+    "    stp d12, d13, [x0, #136]\n"
+    "    stp d14, d15, [x0, #152]\n"
+    "    mov w0, #0\n"
+    "    ret\n"
+    ".size hop_setjmp, . - hop_setjmp\n"
+    ".type hop_longjmp, %function\n"
+    "hop_longjmp:\n"
+    "    mov w2, w1\n"
+    "    cbnz w2, 1f\n"
+    "    mov w2, #1\n"
+    "1:  ldp x19, x20, [x0, #0]\n"
+    "    ldp x21, x22, [x0, #16]\n"
+    "    ldp x23, x24, [x0, #32]\n"
+    "    ldp x25, x26, [x0, #48]\n"
+    "    ldp x27, x28, [x0, #64]\n"
+    "    ldp x29, x30, [x0, #80]\n"
+    "    ldr x3, [x0, #96]\n"
+    "    mov sp, x3\n"
+    "    ldp d8, d9, [x0, #104]\n"
+    "    ldp d10, d11, [x0, #120]\n"
+    "    ldp d12, d13, [x0, #136]\n"
+    "    ldp d14, d15, [x0, #152]\n"
+    "    mov w0, w2\n"
+    "    mov x4, x30\n"
+    "    br x4\n"
+    ".size hop_longjmp, . - hop_longjmp\n");
+#elif defined(__riscv) && __riscv_xlen == 64 && defined(__riscv_float_abi_double)
+#define HOP_ASM 1
+__asm__(
+    ".text\n"
+    ".type hop_setjmp, @function\n"
+    "hop_setjmp:\n"
+    "    sd ra, 0(a0)\n"
+    "    sd sp, 8(a0)\n"
+    "    sd s0, 16(a0)\n"
+    "    sd s1, 24(a0)\n"
+    "    sd s2, 32(a0)\n"
+    "    sd s3, 40(a0)\n"
+    "    sd s4, 48(a0)\n"
+    "    sd s5, 56(a0)\n"
+    "    sd s6, 64(a0)\n"
+    "    sd s7, 72(a0)\n"
+    "    sd s8, 80(a0)\n"
+    "    sd s9, 88(a0)\n"
+    "    sd s10, 96(a0)\n"
+    "    sd s11, 104(a0)\n"
+    "    fsd fs0, 112(a0)\n"
+    "    fsd fs1, 120(a0)\n"
+    "    fsd fs2, 128(a0)\n"
+    "    fsd fs3, 136(a0)\n"
+    "    fsd fs4, 144(a0)\n"
+    "    fsd fs5, 152(a0)\n"
+    "    fsd fs6, 160(a0)\n"
+    "    fsd fs7, 168(a0)\n"
+    "    fsd fs8, 176(a0)\n"
+    "    fsd fs9, 184(a0)\n"
+    "    fsd fs10, 192(a0)\n"
+    "    fsd fs11, 200(a0)\n"
+    "    li a0, 0\n"
+    "    ret\n"
+    ".size hop_setjmp, . - hop_setjmp\n"
+    ".type hop_longjmp, @function\n"
+    "hop_longjmp:\n"
+    "    mv a2, a1\n"
+    "    bnez a2, 1f\n"
+    "    li a2, 1\n"
+    "1:  ld ra, 0(a0)\n"
+    "    ld sp, 8(a0)\n"
+    "    ld s0, 16(a0)\n"
+    "    ld s1, 24(a0)\n"
+    "    ld s2, 32(a0)\n"
+    "    ld s3, 40(a0)\n"
+    "    ld s4, 48(a0)\n"
+    "    ld s5, 56(a0)\n"
+    "    ld s6, 64(a0)\n"
+    "    ld s7, 72(a0)\n"
+    "    ld s8, 80(a0)\n"
+    "    ld s9, 88(a0)\n"
+    "    ld s10, 96(a0)\n"
+    "    ld s11, 104(a0)\n"
+    "    fld fs0, 112(a0)\n"
+    "    fld fs1, 120(a0)\n"
+    "    fld fs2, 128(a0)\n"
+    "    fld fs3, 136(a0)\n"
+    "    fld fs4, 144(a0)\n"
+    "    fld fs5, 152(a0)\n"
+    "    fld fs6, 160(a0)\n"
+    "    fld fs7, 168(a0)\n"
+    "    fld fs8, 176(a0)\n"
+    "    fld fs9, 184(a0)\n"
+    "    fld fs10, 192(a0)\n"
+    "    fld fs11, 200(a0)\n"
+    "    mv a0, a2\n"
+    "    mv a3, ra\n"
+    "    jr a3\n"
+    ".size hop_longjmp, . - hop_longjmp\n");
+#elif defined(__arm__) && defined(__ARM_PCS_VFP)
+#define HOP_ASM 1
+__asm__(
+    ".text\n"
+    ".syntax unified\n"
+    ".arm\n"
+    ".type hop_setjmp, %function\n"
+    "hop_setjmp:\n"
+    "    stmia r0!, {r4-r11}\n"
+    "    str sp, [r0], #4\n"
+    "    str lr, [r0], #4\n"
+    "    vstmia r0, {d8-d15}\n"
+    "    mov r0, #0\n"
+    "    bx lr\n"
+    ".size hop_setjmp, . - hop_setjmp\n"
+    ".type hop_longjmp, %function\n"
+    "hop_longjmp:\n"
+    "    movs r2, r1\n"
+    "    bne 1f\n"
+    "    mov r2, #1\n"
+    "1:  ldmia r0!, {r4-r11}\n"
+    "    ldr sp, [r0], #4\n"
+    "    ldr r3, [r0], #4\n"
+    "    vldmia r0, {d8-d15}\n"
+    "    mov r0, r2\n"
+    "    bx r3\n"
+    ".size hop_longjmp, . - hop_longjmp\n"
+    ".text\n");
+#endif
+
+#ifdef HOP_ASM
+int hop_setjmp(struct hop_buf *buf) __attribute__((returns_twice));
+void hop_longjmp(struct hop_buf *buf, int value) __attribute__((noreturn));
+
+static struct hop_buf hop_env;
+
+static NOINLINE void hop_inner(int value)
+{
+    sink = value;
+    hop_longjmp(&hop_env, value);
+}
+
+static NOINLINE void hop_middle(int value)
+{
+    hop_inner(value + 1);
+    sink = -1;                      /* not reached */
+}
+
+static NOINLINE int after_hop(int value)
+{
+    return value * 10;
+}
+
+static NOINLINE int hop_outer(void)
+{
+    volatile int value = hop_setjmp(&hop_env);
+
+    if (value == 0) {
+        hop_middle(1);
+        return -1;                  /* not reached */
+    }
+    return after_hop(value);
+}
+#endif
 
 static NOINLINE int in_handler(int sig)
 {
@@ -201,6 +440,16 @@ int main(int argc, char **argv)
         deep(1500);
         ok = deep_count == 1505;
         printf("calls: deep %s\n", ok ? "ok" : "WRONG");
+        return ok ? 0 : 1;
+    }
+
+    if (argc > 1 && strcmp(argv[1], "hop") == 0) {
+#ifdef HOP_ASM
+        ok = hop_outer() == 20;
+        printf("calls: hop %s\n", ok ? "ok" : "WRONG");
+#else
+        printf("calls: hop unsupported\n");
+#endif
         return ok ? 0 : 1;
     }
 
