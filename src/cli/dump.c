@@ -397,25 +397,22 @@ static void line_u64(struct dump *d, uint64_t v, char c)
 /* " " and the formatted arguments of rec, unless there are none. */
 static void line_args(struct dump *d, const struct qtrace_record *rec)
 {
-    size_t at = d->line_len + 1, room = d->line_cap - at;
+    size_t at = d->line_len + 1;
     int n;
 
-    if (at >= d->line_cap) {
-        if (!line_room(d, 2)) {
-            return;
-        }
-        room = d->line_cap - at;
+    if (!line_room(d, 2)) {
+        return;
     }
-    n = qtrace_record_fmt(rec, d->line + at, room);
-    if (n > 0 && (size_t)n >= room && line_room(d, (size_t)n + 2)) {
-        n = qtrace_record_fmt(rec, d->line + at, d->line_cap - at);
-    }
+    n = qtrace_record_fmt(rec, d->line + at, d->line_cap - at);
     if (n <= 0) {
         return;
     }
-    /* Cut to what fitted when memory ran out. */
     if ((size_t)n >= d->line_cap - at) {
-        n = (int)(d->line_cap - at - 1);
+        if (line_room(d, (size_t)n + 2)) {
+            qtrace_record_fmt(rec, d->line + at, d->line_cap - at);
+        } else {
+            n = (int)(d->line_cap - at - 1);    /* cut: out of memory */
+        }
     }
     d->line[d->line_len] = ' ';
     d->line_len = at + (size_t)n;
