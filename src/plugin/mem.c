@@ -49,45 +49,35 @@ decode_meminfo(qemu_plugin_meminfo_t info, _Atomic uint64_t *slot)
     return bits;
 }
 
+/* The cached value e holds the decoded bits of info. */
+static inline bool meminfo_cached(uint64_t e, qemu_plugin_meminfo_t info)
+{
+    return (e >> 32) == info && (e & MEMINFO_VALID);
+}
+
 static inline uint8_t meminfo_bits(qemu_plugin_meminfo_t info,
                                    const struct insn_info *in)
 {
     _Atomic uint64_t *slot = (_Atomic uint64_t *)&in->meminfo;
     uint64_t e = atomic_load_explicit(slot, memory_order_relaxed);
 
-    if ((e >> 32) == info && (e & MEMINFO_VALID)) {
+    if (meminfo_cached(e, info)) {
         return (uint8_t)e;
     }
     return decode_meminfo(info, slot);
 }
 
-/* User mode with exec_tb: the access is relative to the current block. */
-static inline void vcpu_mem_packed(struct vcpu *vc,
-                                   qemu_plugin_meminfo_t info,
-                                   uint64_t vaddr, const struct insn_info *in)
+/* An access as a mem_access record: raw streams, system mode. */
+static void __attribute__((noinline))
+mem_record(struct vcpu *vc, qemu_plugin_meminfo_t info, uint64_t vaddr,
+           const struct insn_info *in)
 {
-    pack_mem(vc->buf.pack, &vc->buf, in->idx, in->pc, meminfo_bits(info, in),
-             vaddr);
-}
-
-void mem_access_cb(unsigned int vcpu_index, qemu_plugin_meminfo_t info,
-                   uint64_t vaddr, void *udata)
-{
-    const struct insn_info *in = udata;
-    struct vcpu *vc = vcpu_of(vcpu_index);
     struct qtrace_ev_mem_access *r;
     const char *dev = NULL;
     uint64_t paddr = 0;
     uint32_t dev_len = 0;
     uint8_t flags = 0;
 
-    if (!vc) {
-        return;
-    }
-    if (vc->buf.pack && cfg.packets) {
-        vcpu_mem_packed(vc, info, vaddr, in);
-        return;
-    }
     if (qemu_plugin_mem_is_store(info)) {
         flags |= QTRACE_MEM_STORE;
     }
@@ -134,4 +124,56 @@ void mem_access_cb(unsigned int vcpu_index, qemu_plugin_meminfo_t info,
     if (dev_len) {
         memcpy((uint8_t *)r + QTRACE_EV_MEM_ACCESS_FIXED, dev, dev_len);
     }
+}
+
+void mem_access_cb(unsigned int vcpu_index, qemu_plugin_meminfo_t info,
+                   uint64_t vaddr, void *udata)
+{
+    struct vcpu *vc = vcpu_of(vcpu_index);
+
+    if (vc) {
+        mem_record(vc, info, vaddr, udata);
+    }
+}
+
+/* Everything mem_access_packed_cb leaves to a call. */
+static void __attribute__((noinline))
+mem_packed_slow(struct vcpu *vc, qemu_plugin_meminfo_t info, uint64_t vaddr,
+                const struct insn_info *in)
+{
+    if (!vc->buf.pack) {
+        /* Its packing state could not be allocated: a raw stream. */
+        mem_record(vc, info, vaddr, in);
+        return;
+    }
+    pack_mem(vc->buf.pack, &vc->buf, in->idx, in->pc, meminfo_bits(info, in),
+             vaddr);
+}
+
+/*
+ * Run for every access: the common case (decoded meminfo cached, room in
+ * the chunk) makes no call, so it saves no registers.
+ */
+void mem_access_packed_cb(unsigned int vcpu_index, qemu_plugin_meminfo_t info,
+                          uint64_t vaddr, void *udata)
+{
+    const struct insn_info *in = udata;
+    struct vcpu *vc = vcpu_of(vcpu_index);
+    uint64_t e;
+    uint8_t *start = NULL;
+
+    if (!vc) {
+        return;
+    }
+    e = atomic_load_explicit((_Atomic uint64_t *)&in->meminfo,
+                             memory_order_relaxed);
+    if (__builtin_expect(vc->buf.pack && meminfo_cached(e, info), 1)) {
+        start = staged_packet_try(&vc->buf, PACKED_MEM_MAX);
+    }
+    if (__builtin_expect(start == NULL, 0)) {
+        mem_packed_slow(vc, info, vaddr, in);
+        return;
+    }
+    pack_mem_at(vc->buf.pack, &vc->buf, start, in->idx, in->pc, (uint8_t)e,
+                vaddr);
 }

@@ -25,4 +25,9 @@ void mem_setup(const struct mem_cfg *cfg);
 void mem_access_cb(unsigned int vcpu_index, qemu_plugin_meminfo_t info,
                    uint64_t vaddr, void *udata);
 
+/* The same when mem_cfg.packets is set. */
+void mem_access_packed_cb(unsigned int vcpu_index,
+                          qemu_plugin_meminfo_t info, uint64_t vaddr,
+                          void *udata);
+
 #endif /* QTRACE_PLUGIN_MEM_H */

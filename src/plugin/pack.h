@@ -85,13 +85,17 @@ static inline bool pack_block(struct vbuf *vb, uint32_t id)
 /* pack_block() when the chunk is full: out of line. */
 void pack_block_slow(struct vbuf *vb, uint32_t id);
 
-/* Zeros from q up to the next word: the end of an escaped packet. */
+/*
+ * Zeros from q up to the next word: the end of an escaped packet. One
+ * word store whatever the count (a loop of 0-3 byte stores mispredicts);
+ * the reservation holds a word of room after the packet for it.
+ */
 static inline uint8_t *staged_pad(uint8_t *q)
 {
-    while ((uintptr_t)q % STAGED_WORD) {
-        *q++ = 0;
-    }
-    return q;
+    static const uint8_t zeros[STAGED_WORD];
+
+    memcpy(q, zeros, STAGED_WORD);
+    return q + (-(uintptr_t)q & (STAGED_WORD - 1));
 }
 
 /*
@@ -140,6 +144,21 @@ static inline uint8_t *staged_packet_begin(struct vbuf *vb, uint32_t max)
     return vbuf_reserve(vb, STAGED_WORD + max + STAGED_WORD) + STAGED_WORD;
 }
 
+/*
+ * staged_packet_begin() when the chunk has room, else NULL: no call to
+ * the slow path, for a callback whose fast path makes no call at all
+ * (and so saves no registers). With no chunk pos equals end: NULL.
+ */
+static inline uint8_t *staged_packet_try(struct vbuf *vb, uint32_t max)
+{
+    uint8_t *p = vb->pos;
+
+    if (__builtin_expect(p + STAGED_WORD + max + STAGED_WORD > vb->end, 0)) {
+        return NULL;
+    }
+    return p + STAGED_WORD;
+}
+
 /* The packet from start to p is complete: its escape word, and commit. */
 static inline void staged_packet_end(struct vbuf *vb, uint8_t *start,
                                      uint8_t *p)
@@ -152,15 +171,16 @@ static inline void staged_packet_end(struct vbuf *vb, uint8_t *start,
 }
 
 /*
- * A user-mode access by instruction idx (at pc) of the current block.
- * The state is read after the reservation, which may have dropped the
- * chunk and reset it.
+ * A user-mode access by instruction idx (at pc) of the current block,
+ * into the packet space at start (staged_packet_begin or _try). The
+ * state is read after the reservation, which may have dropped the chunk
+ * and reset it.
  */
-static inline void pack_mem(struct pack_state *ps, struct vbuf *vb,
-                            uint32_t idx, uint64_t pc, uint8_t info,
-                            uint64_t vaddr)
+static inline void pack_mem_at(struct pack_state *ps, struct vbuf *vb,
+                               uint8_t *start, uint32_t idx, uint64_t pc,
+                               uint8_t info, uint64_t vaddr)
 {
-    uint8_t *start = staged_packet_begin(vb, PACKED_MEM_MAX), *p = start;
+    uint8_t *p = start;
 
     *p++ = PK_MEM;
     p = packed_put_varint(p, idx);
@@ -170,6 +190,14 @@ static inline void pack_mem(struct pack_state *ps, struct vbuf *vb,
                                                      ps->last_vaddr)));
     ps->last_vaddr = vaddr;
     staged_packet_end(vb, start, p);
+}
+
+static inline void pack_mem(struct pack_state *ps, struct vbuf *vb,
+                            uint32_t idx, uint64_t pc, uint8_t info,
+                            uint64_t vaddr)
+{
+    pack_mem_at(ps, vb, staged_packet_begin(vb, PACKED_MEM_MAX), idx, pc,
+                info, vaddr);
 }
 
 /*

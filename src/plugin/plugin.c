@@ -102,14 +102,30 @@ static inline void exec_block(struct vcpu *vc, const struct tb_info *tb)
     exec_tb_slow(vc, tb);
 }
 
-/* The same, starting the block that memory packets are relative to. */
-static inline void exec_block_mem(struct vcpu *vc, const struct tb_info *tb)
+/* exec_block_mem() when the chunk is full or the stream raw. */
+static void __attribute__((noinline))
+exec_tb_mem_slow(struct vcpu *vc, const struct tb_info *tb)
 {
-    vc->tb_time = vc->icount;
-    exec_block(vc, tb);
+    exec_tb_slow(vc, tb);
     if (vc->buf.pack) {
         vc->buf.pack->block_pc = tb->pc;
     }
+}
+
+/*
+ * The same, starting the block that memory packets are relative to. The
+ * slow way is a tail call, so that the fast one saves no registers.
+ */
+static inline void exec_block_mem(struct vcpu *vc, const struct tb_info *tb)
+{
+    vc->tb_time = vc->icount;
+    vc->icount += tb->n_insns;
+    if (__builtin_expect(vc->buf.pack != NULL, 1) &&
+        pack_block(&vc->buf, tb->id)) {
+        vc->buf.pack->block_pc = tb->pc;
+        return;
+    }
+    exec_tb_mem_slow(vc, tb);
 }
 
 /*
@@ -474,7 +490,9 @@ static void instrument_insns(struct qemu_plugin_tb *tb, struct tb_info *ti)
                                                    in);
         }
         if (qt.trace_mem) {
-            qemu_plugin_register_vcpu_mem_cb(insn, mem_access_cb,
+            qemu_plugin_register_vcpu_mem_cb(insn, qt.pack_mem ?
+                                             mem_access_packed_cb :
+                                             mem_access_cb,
                                              QEMU_PLUGIN_CB_NO_REGS,
                                              QEMU_PLUGIN_MEM_RW, in);
         }
