@@ -28,7 +28,8 @@ import time
 # only: what QEMU itself charges for each way of hooking blocks.
 EXECLOG_ONLY = ("insns+mem", "text-log")
 EXECLOG_COMPARE = ("plain", "blocks+mem", "insns+mem", "text-log")
-FLOORS = ("floor:trans", "floor:inline", "floor:callback", "floor:append8")
+FLOORS = ("floor:trans", "floor:inline", "floor:callback", "floor:mem",
+          "floor:append8")
 EXECLOG_WORKLOAD = "short-blocks/20"
 MODES = [
     ("plain", None, "QEMU without a plugin"),
@@ -46,6 +47,8 @@ MODES = [
      "a plugin that sees every translation and instruments nothing"),
     ("floor:inline", "inline=on", "QEMU's inline add per block, no callback"),
     ("floor:callback", "", "an empty callback per block"),
+    ("floor:mem", "mem=on",
+     "an empty callback per block and per load and store"),
     ("floor:append8", "append=on",
      "a callback appending 8 bytes per block to a ring, no I/O"),
 ]

@@ -7,7 +7,9 @@
  * address to a per-vCPU ring without I/O (the naive way to record block
  * order); `inline=on` only counts executions with QEMU's inline add (the
  * floor of a counting mode); `trans=on` only sees each translation and
- * instruments nothing (what loading a plugin costs at all).
+ * instruments nothing (what loading a plugin costs at all); `mem=on`
+ * adds an empty callback on every load and store to the empty block
+ * callback (the floor of a trace of blocks and accesses).
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -43,9 +45,19 @@ static void block_append(unsigned int vcpu_index, void *udata)
     r->word[r->pos++ & (RING_WORDS - 1)] = (uint64_t)(uintptr_t)udata;
 }
 
+static void access_empty(unsigned int vcpu_index, qemu_plugin_meminfo_t info,
+                         uint64_t vaddr, void *udata)
+{
+    (void)vcpu_index;
+    (void)info;
+    (void)vaddr;
+    (void)udata;
+}
+
 static qemu_plugin_vcpu_udata_cb_t block_cb = block_empty;
 static bool count_inline;
 static bool trans_only;
+static bool hook_accesses;
 
 /* Counters are never read: one per translation, leaked on purpose. */
 static void count_block(struct qemu_plugin_tb *tb)
@@ -71,6 +83,16 @@ static void block_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
     qemu_plugin_register_vcpu_tb_exec_cb(tb, block_cb, QEMU_PLUGIN_CB_NO_REGS,
                                          (void *)(uintptr_t)
                                          qemu_plugin_tb_vaddr(tb));
+    if (hook_accesses) {
+        size_t i, n = qemu_plugin_tb_n_insns(tb);
+
+        for (i = 0; i < n; i++) {
+            qemu_plugin_register_vcpu_mem_cb(qemu_plugin_tb_get_insn(tb, i),
+                                             access_empty,
+                                             QEMU_PLUGIN_CB_NO_REGS,
+                                             QEMU_PLUGIN_MEM_RW, NULL);
+        }
+    }
 }
 
 __attribute__((visibility("default")))
@@ -91,6 +113,8 @@ int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
             count_inline = true;
         } else if (strcmp(argv[i], "trans=on") == 0) {
             trans_only = true;
+        } else if (strcmp(argv[i], "mem=on") == 0) {
+            hook_accesses = true;
         } else {
             return -1;
         }
