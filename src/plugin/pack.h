@@ -135,13 +135,19 @@ static inline void *vbuf_record(struct vbuf *vb, uint32_t size)
     return r;
 }
 
+/* Room for a packet of at most max bytes: escape word, packet, padding. */
+static inline uint32_t staged_packet_room(uint32_t max)
+{
+    return STAGED_WORD + max + STAGED_WORD;
+}
+
 /*
  * Reserve room for a packet of at most max bytes after its escape word;
  * returns where the packet goes.
  */
 static inline uint8_t *staged_packet_begin(struct vbuf *vb, uint32_t max)
 {
-    return vbuf_reserve(vb, STAGED_WORD + max + STAGED_WORD) + STAGED_WORD;
+    return vbuf_reserve(vb, staged_packet_room(max)) + STAGED_WORD;
 }
 
 /*
@@ -153,7 +159,7 @@ static inline uint8_t *staged_packet_try(struct vbuf *vb, uint32_t max)
 {
     uint8_t *p = vb->pos;
 
-    if (__builtin_expect(p + STAGED_WORD + max + STAGED_WORD > vb->end, 0)) {
+    if (__builtin_expect(p + staged_packet_room(max) > vb->end, 0)) {
         return NULL;
     }
     return p + STAGED_WORD;
@@ -192,6 +198,7 @@ static inline void pack_mem_at(struct pack_state *ps, struct vbuf *vb,
     staged_packet_end(vb, start, p);
 }
 
+/* The same with its own reservation, which may take the slow path. */
 static inline void pack_mem(struct pack_state *ps, struct vbuf *vb,
                             uint32_t idx, uint64_t pc, uint8_t info,
                             uint64_t vaddr)

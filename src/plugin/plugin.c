@@ -91,15 +91,23 @@ exec_tb_slow(struct vcpu *vc, const struct tb_info *tb)
     r->tb = tb->id;
 }
 
+/*
+ * The common way of a block: count it and store its id in a packed
+ * stream with room. False when the slow way must store it.
+ */
+static inline bool exec_block_fast(struct vcpu *vc, const struct tb_info *tb)
+{
+    vc->icount += tb->n_insns;
+    return __builtin_expect(vc->buf.pack != NULL, 1) &&
+           pack_block(&vc->buf, tb->id);
+}
+
 /* One executed block into vc's stream; the caller sets tb_time if needed. */
 static inline void exec_block(struct vcpu *vc, const struct tb_info *tb)
 {
-    vc->icount += tb->n_insns;
-    if (__builtin_expect(vc->buf.pack != NULL, 1) &&
-        pack_block(&vc->buf, tb->id)) {
-        return;
+    if (!exec_block_fast(vc, tb)) {
+        exec_tb_slow(vc, tb);
     }
-    exec_tb_slow(vc, tb);
 }
 
 /* exec_block_mem() when the chunk is full or the stream raw. */
@@ -119,9 +127,7 @@ exec_tb_mem_slow(struct vcpu *vc, const struct tb_info *tb)
 static inline void exec_block_mem(struct vcpu *vc, const struct tb_info *tb)
 {
     vc->tb_time = vc->icount;
-    vc->icount += tb->n_insns;
-    if (__builtin_expect(vc->buf.pack != NULL, 1) &&
-        pack_block(&vc->buf, tb->id)) {
+    if (exec_block_fast(vc, tb)) {
         vc->buf.pack->block_pc = tb->pc;
         return;
     }
