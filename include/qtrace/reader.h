@@ -112,4 +112,19 @@ int qtrace_record_arg_index(const struct qtrace_record *rec,
 int qtrace_record_fmt(const struct qtrace_record *rec, char *buf,
                       size_t len);
 
+/*
+ * An event's format parsed once, for formatting many of its records:
+ * qtrace_record_fmt() parses it on every call. It points into ev, which
+ * must outlive it. NULL when out of memory.
+ */
+struct qtrace_fmt;
+
+struct qtrace_fmt *qtrace_fmt_new(const struct qtrace_event_desc *ev);
+
+/* A record of fmt's event, formatted as qtrace_record_fmt() would. */
+int qtrace_fmt_record(const struct qtrace_fmt *fmt,
+                      const struct qtrace_record *rec, char *buf, size_t len);
+
+void qtrace_fmt_free(struct qtrace_fmt *fmt);
+
 #endif /* QTRACE_READER_H */

@@ -48,6 +48,21 @@ struct block {
     struct insn_text *insns;        /* by instruction index in the block */
 };
 
+/*
+ * The " | name+0xOFF" text of a recent address: a block or a function is
+ * printed again and again, and looking it up and formatting it each time
+ * was a fifth of a dump of blocks. Direct mapped by address.
+ */
+#define SYM_CACHE_SLOTS 512u
+#define SYM_TEXT_MAX 118u
+
+struct sym_text {
+    uint64_t addr;
+    bool with_off;
+    uint8_t len;                    /* 0: empty slot */
+    char text[SYM_TEXT_MAX];
+};
+
 /* Where the arguments dump needs sit in the trace's own catalog. */
 struct arg_map {
     const struct qtrace_event_desc *tb_trans;   /* NULL if absent */
@@ -74,6 +89,10 @@ struct dump {
     struct qtrace_symbols *syms;    /* NULL: no event shown needs them */
     bool name_blocks;               /* some image: exec_tb gets a name */
     GHashTable *blocks;             /* tb id -> struct block */
+    uint8_t *name_len;              /* by event id: strlen of its name */
+    struct qtrace_fmt **fmts;       /* by event id: its parsed format */
+    unsigned int n_fmts;
+    struct sym_text *sym_cache;     /* SYM_CACHE_SLOTS, or NULL */
     char *line;                     /* the line being built */
     size_t line_len;
     size_t line_cap;
@@ -383,33 +402,43 @@ static void line_str(struct dump *d, const char *s)
     line_add(d, s, strlen(s));
 }
 
-/* v in decimal and then c. */
+/* A string literal: its length is known, its copy inlined. */
+#define line_lit(d, s) line_add((d), (s), sizeof(s) - 1)
+
+/* v in decimal and then c, in place. */
 static void line_u64(struct dump *d, uint64_t v, char c)
 {
-    char buf[24];
-    char *end = buf + sizeof(buf) - 1;
-    char *p = digits_u64(end, v, 10);
+    unsigned int n = digits_dec_len(v);
+    char buf[DIGITS_MAX + 1];
 
-    *end = c;
-    line_add(d, p, (size_t)(end + 1 - p));
+    if (!line_room(d, n + 1)) {
+        buf[n] = c;
+        digits_dec(buf + n, v);
+        line_add(d, buf, n + 1);
+        return;
+    }
+    d->line[d->line_len + n] = c;
+    digits_dec(d->line + d->line_len + n, v);
+    d->line_len += n + 1;
 }
 
 /* " " and the formatted arguments of rec, unless there are none. */
 static void line_args(struct dump *d, const struct qtrace_record *rec)
 {
+    const struct qtrace_fmt *fmt = d->fmts[rec->ev->id];
     size_t at = d->line_len + 1;
     int n;
 
     if (!line_room(d, 2)) {
         return;
     }
-    n = qtrace_record_fmt(rec, d->line + at, d->line_cap - at);
+    n = qtrace_fmt_record(fmt, rec, d->line + at, d->line_cap - at);
     if (n <= 0) {
         return;
     }
     if ((size_t)n >= d->line_cap - at) {
         if (line_room(d, (size_t)n + 2)) {
-            qtrace_record_fmt(rec, d->line + at, d->line_cap - at);
+            qtrace_fmt_record(fmt, rec, d->line + at, d->line_cap - at);
         } else {
             n = (int)(d->line_cap - at - 1);    /* cut: out of memory */
         }
@@ -433,16 +462,39 @@ static void print_syscall(struct dump *d, const struct qtrace_record *rec)
     int64_t ret;
     const char *ename;
 
-    line_str(d, " | ");
+    line_lit(d, " | ");
     line_str(d, name ? name : "?");
     if (is_ret) {
         ret = qtrace_record_i64(rec, (unsigned)m->sr_ret);
         ename = ret < 0 && ret >= -4095 ? strerrorname_np((int)-ret) : NULL;
         if (ename) {
-            line_str(d, " (");
+            line_lit(d, " (");
             line_str(d, ename);
-            line_str(d, ")");
+            line_lit(d, ")");
         }
+    }
+}
+
+/* The name of addr (see guest_syms_fmt), from the cache if it is there. */
+static void line_symbol(struct dump *d, uint64_t addr, bool with_off)
+{
+    struct sym_text *t;
+    char buf[320];
+    size_t n;
+
+    t = d->sym_cache ? &d->sym_cache[(addr ^ (addr >> 9)) &
+                                     (SYM_CACHE_SLOTS - 1)] : NULL;
+    if (t && t->len && t->addr == addr && t->with_off == with_off) {
+        line_add(d, t->text, t->len);
+        return;
+    }
+    n = strlen(guest_syms_fmt(d->syms, addr, with_off, buf, sizeof(buf)));
+    line_add(d, buf, n);
+    if (t && n > 0 && n <= SYM_TEXT_MAX) {
+        memcpy(t->text, buf, n);
+        t->len = (uint8_t)n;
+        t->addr = addr;
+        t->with_off = with_off;
     }
 }
 
@@ -451,7 +503,6 @@ static void print_symbol(struct dump *d, const struct qtrace_record *rec)
 {
     const struct arg_map *m = &d->args;
     bool with_off = false;
-    char buf[320];
     int field;
 
     if (!d->syms) {
@@ -467,9 +518,8 @@ static void print_symbol(struct dump *d, const struct qtrace_record *rec)
     } else {
         return;
     }
-    line_str(d, " | ");
-    line_str(d, guest_syms_fmt(d->syms, qtrace_record_u64(rec,
-             (unsigned)field), with_off, buf, sizeof(buf)));
+    line_lit(d, " | ");
+    line_symbol(d, qtrace_record_u64(rec, (unsigned)field), with_off);
 }
 
 static void print_record(struct dump *d, const struct qtrace_record *rec)
@@ -482,16 +532,16 @@ static void print_record(struct dump *d, const struct qtrace_record *rec)
         line_u64(d, rec->vcpu, ' ');
     }
     line_u64(d, rec->time, ' ');
-    line_str(d, rec->ev->name);
+    line_add(d, rec->ev->name, d->name_len[rec->ev->id]);
     line_args(d, rec);
     if (rec->ev == d->args.exec_insn) {
-        line_str(d, " | ");
+        line_lit(d, " | ");
         if (d->dis) {
             line_str(d, insn_text(d, rec));
         } else {
-            line_str(d, "(no disassembler for ");
+            line_lit(d, "(no disassembler for ");
             line_str(d, d->arch);
-            line_str(d, ")");
+            line_lit(d, ")");
         }
     } else {
         print_symbol(d, rec);
@@ -500,7 +550,7 @@ static void print_record(struct dump *d, const struct qtrace_record *rec)
         (rec->ev == d->args.sys || rec->ev == d->args.sys_ret)) {
         print_syscall(d, rec);
     }
-    line_add(d, "\n", 1);
+    line_lit(d, "\n");
     fwrite_unlocked(d->line, 1, d->line_len, stdout);
 }
 
@@ -540,6 +590,22 @@ static bool shows(const struct dump *d, const struct qtrace_event_desc *ev)
     return ev && event_filter_has(&d->filter, ev->id);
 }
 
+/* Each event's name length and parsed format; false when out of memory. */
+static bool parse_formats(struct dump *d, const struct qtrace_catalog *cat)
+{
+    unsigned int i;
+
+    d->n_fmts = cat->n_events;
+    for (i = 1; i <= cat->n_events; i++) {
+        d->name_len[i] = (uint8_t)strlen(cat->events[i].name);
+        d->fmts[i] = qtrace_fmt_new(&cat->events[i]);
+        if (!d->fmts[i]) {
+            return false;
+        }
+    }
+    return true;
+}
+
 /* Open the trace and set up the filter, the catalog map and capstone. */
 static int open_dump(struct dump *d, const struct dump_opts *opts)
 {
@@ -569,11 +635,15 @@ static int open_dump(struct dump *d, const struct dump_opts *opts)
             return CLI_FAIL;
         }
         d->name_blocks = qtrace_symbols_n_images(d->syms) > 0;
+        d->sym_cache = calloc(SYM_CACHE_SLOTS, sizeof(*d->sym_cache));
     }
     d->blocks = g_hash_table_new_full(NULL, NULL, NULL, free_block);
+    d->name_len = malloc(cat->n_events + 1u);
+    d->fmts = calloc(cat->n_events + 1u, sizeof(*d->fmts));
     d->line_cap = 256;
     d->line = malloc(d->line_cap);
-    if (!d->line) {
+    if (!d->line || !d->name_len || !d->fmts ||
+        (d->syms && !d->sym_cache) || !parse_formats(d, cat)) {
         cli_error("dump", "%s: out of memory", d->path);
         return CLI_FAIL;
     }
@@ -582,12 +652,22 @@ static int open_dump(struct dump *d, const struct dump_opts *opts)
 
 static void close_dump(struct dump *d)
 {
+    unsigned int i;
+
     if (d->blocks) {
         g_hash_table_destroy(d->blocks);
     }
     disasm_free(d->dis);
     qtrace_symbols_free(d->syms);
     free(d->line);
+    free(d->name_len);
+    if (d->fmts) {
+        for (i = 1; i <= d->n_fmts; i++) {
+            qtrace_fmt_free(d->fmts[i]);
+        }
+        free(d->fmts);
+    }
+    free(d->sym_cache);
     qtrace_reader_close(d->rd);
 }
 

@@ -11,6 +11,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "digits.h"
@@ -276,15 +277,22 @@ static void put_cformat(struct out *o, const char *f, uint64_t v, bool sgn)
 static void put_plain_int(struct out *o, uint64_t v, unsigned int base,
                           bool sgn)
 {
-    char tmp[24];
-    char *end = tmp + sizeof(tmp);
     bool neg = sgn && (int64_t)v < 0;
-    char *p = digits_u64(end, neg ? -v : v, base);
+    uint64_t m = neg ? -v : v;
+    size_t n = (base == 16 ? digits_hex_len(m) : digits_dec_len(m)) + neg;
+    bool fits = o->pos + n <= o->len;
+    char tmp[DIGITS_SIGNED_MAX];
+    char *dst = fits ? o->buf + o->pos : tmp;   /* tmp: put() cuts it */
+    char *p = digits_u64(dst + n, m, base);
 
     if (neg) {
-        *--p = '-';
+        p[-1] = '-';
     }
-    put(o, p, (size_t)(end - p));
+    if (fits) {
+        o->pos += n;
+    } else {
+        put(o, tmp, n);
+    }
 }
 
 static bool spec_is_plain(const struct spec *sp)
@@ -389,15 +397,23 @@ static int parse_num(const char **pp)
     return v < FMT_MAX_WIDTH ? v : FMT_MAX_WIDTH;
 }
 
-/* A '*' width or precision takes the next argument, as printf does. */
-static int star_value(const struct qtrace_record *rec, unsigned int *arg)
+/* The argument a '*' width or precision takes, or STAR_NONE (none left). */
+#define STAR_NONE (-1)
+
+static int star_arg(const struct qtrace_event_desc *ev, unsigned int *arg)
+{
+    return *arg < ev->n_args ? (int)(*arg)++ : STAR_NONE;
+}
+
+/* The value of a '*': the argument's, clamped; -1 when there is none. */
+static int star_value(const struct qtrace_record *rec, int arg)
 {
     int64_t v;
 
-    if (*arg >= rec->ev->n_args) {
+    if (arg == STAR_NONE) {
         return -1;
     }
-    v = qtrace_record_i64(rec, (*arg)++);
+    v = qtrace_record_i64(rec, (unsigned int)arg);
     if (v < -FMT_MAX_WIDTH || v > FMT_MAX_WIDTH) {
         v = v < 0 ? -FMT_MAX_WIDTH : FMT_MAX_WIDTH;
     }
@@ -429,12 +445,28 @@ static bool is_conversion(char c)
 }
 
 /*
- * Parse the conversion after a '%' at *pp into sp; returns false when the
+ * One piece of a format: text shown as it is (a literal, "%%", or a
+ * conversion qtrace does not know), or a conversion of argument arg. A
+ * '*' width or precision takes the next argument, as printf does: which
+ * one is known from the format, its value only from a record.
+ */
+struct fmt_op {
+    const char *text;               /* NULL: a conversion */
+    size_t text_len;
+    struct spec sp;
+    bool width_star, prec_star;
+    int width_arg, prec_arg;        /* argument of a '*', or STAR_NONE */
+    unsigned int arg;
+};
+
+/*
+ * Parse the conversion after a '%' at *pp into op; returns false when the
  * format ends first. *arg advances over '*' arguments.
  */
-static bool parse_spec(const char **pp, struct spec *sp,
-                       const struct qtrace_record *rec, unsigned int *arg)
+static bool parse_spec(const char **pp, struct fmt_op *op,
+                       const struct qtrace_event_desc *ev, unsigned int *arg)
 {
+    struct spec *sp = &op->sp;
     const char *p = *pp;
     size_t nf = 0;
 
@@ -447,17 +479,20 @@ static bool parse_spec(const char **pp, struct spec *sp,
     }
     if (*p == '*') {
         p++;
-        sp->width = star_value(rec, arg);
-        if (sp->width < 0 && nf < sizeof(sp->flags) - 1) {
-            sp->flags[nf++] = '-';      /* printf: negative width */
-            sp->width = -sp->width;
-        }
+        op->width_star = true;
+        op->width_arg = star_arg(ev, arg);
     } else if (*p >= '0' && *p <= '9') {
         sp->width = parse_num(&p);
     }
     if (*p == '.') {
         p++;
-        sp->prec = *p == '*' ? (p++, star_value(rec, arg)) : parse_num(&p);
+        if (*p == '*') {
+            p++;
+            op->prec_star = true;
+            op->prec_arg = star_arg(ev, arg);
+        } else {
+            sp->prec = parse_num(&p);
+        }
     }
     /* Length modifiers: the declared argument type decides instead. */
     while (is_length(*p)) {
@@ -468,37 +503,134 @@ static bool parse_spec(const char **pp, struct spec *sp,
     return *p != '\0';
 }
 
+/* The piece of the format at f into op; returns where the next starts. */
+static const char *next_op(const char *f, const struct qtrace_event_desc *ev,
+                           unsigned int *arg, struct fmt_op *op)
+{
+    const char *start = f;
+
+    memset(op, 0, sizeof(*op));
+    op->text = start;
+    if (*f != '%') {
+        f = strchrnul(f, '%');
+        op->text_len = (size_t)(f - start);
+        return f;
+    }
+    if (f[1] == '%') {
+        op->text_len = 1;
+        return f + 2;
+    }
+    f++;
+    if (!parse_spec(&f, op, ev, arg) || !is_conversion(op->sp.conv)) {
+        /* Not a conversion qtrace knows: show it as written. */
+        op->text_len = (size_t)(f - start);
+        return f;
+    }
+    op->text = NULL;
+    op->arg = (*arg)++;
+    return f;
+}
+
+static void run_op(struct out *o, const struct fmt_op *op,
+                   const struct qtrace_record *rec)
+{
+    struct spec sp;
+    size_t nf;
+
+    if (op->text) {
+        put(o, op->text, op->text_len);
+        return;
+    }
+    if (!op->width_star && !op->prec_star) {
+        put_arg(o, rec, op->arg, &op->sp);
+        return;
+    }
+    sp = op->sp;
+    if (op->width_star) {
+        sp.width = star_value(rec, op->width_arg);
+        nf = strlen(sp.flags);
+        if (sp.width < 0 && nf < sizeof(sp.flags) - 1) {
+            sp.flags[nf] = '-';         /* printf: negative width */
+            sp.width = -sp.width;
+        }
+    }
+    if (op->prec_star) {
+        sp.prec = star_value(rec, op->prec_arg);
+    }
+    put_arg(o, rec, op->arg, &sp);
+}
+
+/* The NUL and the return value of snprintf. */
+static int finish(const struct out *o)
+{
+    if (o->len > 0) {
+        o->buf[o->pos < o->len ? o->pos : o->len - 1] = '\0';
+    }
+    return o->pos > INT_MAX ? INT_MAX : (int)o->pos;
+}
+
+static const char *fmt_of(const struct qtrace_event_desc *ev)
+{
+    return ev && ev->fmt ? ev->fmt : "";
+}
+
 int qtrace_record_fmt(const struct qtrace_record *rec, char *buf,
                       size_t len)
 {
     struct out o = { .buf = buf, .len = len, .pos = 0 };
-    const char *f = rec->ev && rec->ev->fmt ? rec->ev->fmt : "";
+    const char *f = fmt_of(rec->ev);
     unsigned int arg = 0;
-    struct spec sp;
+    struct fmt_op op;
 
     while (*f) {
-        const char *start = f;
+        f = next_op(f, rec->ev, &arg, &op);
+        run_op(&o, &op, rec);
+    }
+    return finish(&o);
+}
 
-        if (*f != '%') {
-            f = strchrnul(f, '%');
-            put(&o, start, (size_t)(f - start));
-            continue;
-        }
-        if (f[1] == '%') {
-            put(&o, "%", 1);
-            f += 2;
-            continue;
-        }
-        f++;
-        if (!parse_spec(&f, &sp, rec, &arg) || !is_conversion(sp.conv)) {
-            /* Not a conversion qtrace knows: show it as written. */
-            put(&o, start, (size_t)(f - start));
-            continue;
-        }
-        put_arg(&o, rec, arg++, &sp);
+struct qtrace_fmt {
+    size_t n_ops;
+    struct fmt_op ops[];
+};
+
+struct qtrace_fmt *qtrace_fmt_new(const struct qtrace_event_desc *ev)
+{
+    const char *f = fmt_of(ev);
+    struct qtrace_fmt *fmt;
+    struct fmt_op op;
+    unsigned int arg = 0;
+    size_t n = 0;
+
+    while (*f) {
+        f = next_op(f, ev, &arg, &op);
+        n++;
     }
-    if (len > 0) {
-        buf[o.pos < len ? o.pos : len - 1] = '\0';
+    fmt = malloc(sizeof(*fmt) + n * sizeof(fmt->ops[0]));
+    if (!fmt) {
+        return NULL;
     }
-    return o.pos > INT_MAX ? INT_MAX : (int)o.pos;
+    fmt->n_ops = n;
+    arg = 0;
+    for (f = fmt_of(ev), n = 0; *f; n++) {
+        f = next_op(f, ev, &arg, &fmt->ops[n]);
+    }
+    return fmt;
+}
+
+int qtrace_fmt_record(const struct qtrace_fmt *fmt,
+                      const struct qtrace_record *rec, char *buf, size_t len)
+{
+    struct out o = { .buf = buf, .len = len, .pos = 0 };
+    size_t i;
+
+    for (i = 0; i < fmt->n_ops; i++) {
+        run_op(&o, &fmt->ops[i], rec);
+    }
+    return finish(&o);
+}
+
+void qtrace_fmt_free(struct qtrace_fmt *fmt)
+{
+    free(fmt);
 }

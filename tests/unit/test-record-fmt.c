@@ -94,14 +94,24 @@ static const struct qtrace_record *build_rec(struct build *b)
     return &b->r;
 }
 
-/* Format rec into a roomy buffer, check the text and the return value. */
+/*
+ * Format rec into a roomy buffer, check the text and the return value;
+ * the same through the event's parsed format.
+ */
 static void check_fmt(const struct qtrace_record *rec, const char *want)
 {
+    struct qtrace_fmt *fmt = qtrace_fmt_new(rec->ev);
     char buf[2048];
 
     assert_int_equal(qtrace_record_fmt(rec, buf, sizeof(buf)),
                      (int)strlen(want));
     assert_string_equal(buf, want);
+    assert_non_null(fmt);
+    memset(buf, 'X', sizeof(buf));
+    assert_int_equal(qtrace_fmt_record(fmt, rec, buf, sizeof(buf)),
+                     (int)strlen(want));
+    assert_string_equal(buf, want);
+    qtrace_fmt_free(fmt);
 }
 
 static void test_record_fmt_unsigned_types_print_by_conversion(void **st)
@@ -160,6 +170,23 @@ static void test_record_fmt_flags_width_precision_apply(void **st)
     add_int(&b, QTRACE_ARG_U32, 4, 1);
     check_fmt(build_rec(&b), "[0000beef][42    ][+5][  -12][007][0xff]"
               "[   9][1  ]");
+    free(b.rec);
+}
+
+/* As printf: a negative '*' width left-justifies, '*' precision cuts. */
+static void test_record_fmt_star_arguments_from_the_record(void **st)
+{
+    struct build b;
+
+    (void)st;
+    build_init(&b, "[%*u][%.*s][%*d]");
+    add_int(&b, QTRACE_ARG_I32, 4, (uint32_t)-4);
+    add_int(&b, QTRACE_ARG_U32, 4, 9);
+    add_int(&b, QTRACE_ARG_I32, 4, 2);
+    add_var(&b, QTRACE_ARG_STR, "abc", 3);
+    add_int(&b, QTRACE_ARG_I32, 4, 3);
+    add_int(&b, QTRACE_ARG_I32, 4, (uint32_t)-5);
+    check_fmt(build_rec(&b), "[9   ][ab][ -5]");
     free(b.rec);
 }
 
@@ -314,6 +341,7 @@ int main(void)
         cmocka_unit_test(test_record_fmt_unsigned_types_print_by_conversion),
         cmocka_unit_test(test_record_fmt_signed_types_print_signed),
         cmocka_unit_test(test_record_fmt_flags_width_precision_apply),
+        cmocka_unit_test(test_record_fmt_star_arguments_from_the_record),
         cmocka_unit_test(test_record_fmt_bool_char_pointer),
         cmocka_unit_test(test_record_fmt_str_escapes_and_pads),
         cmocka_unit_test(test_record_fmt_bytes_print_as_hex),
