@@ -51,7 +51,7 @@ struct block {
 /*
  * The " | name+0xOFF" text of a recent address: a block or a function is
  * printed again and again, and looking it up and formatting it each time
- * was a fifth of a dump of blocks. Direct mapped by address.
+ * was an eighth of a dump of blocks. Direct mapped by address.
  */
 #define SYM_CACHE_SLOTS 512u
 #define SYM_TEXT_MAX 118u
