@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "qtrace/format.h"
+
 /* chunk_hdr.flags bit: the payload is a packet stream, not records. */
 #define QTRACE_CHUNK_PACKED 0x0001u
 
@@ -62,6 +64,21 @@ static inline int packed_is_func(uint8_t tag)
 #define PACKED_MEM_STORE 0x08u
 #define PACKED_MEM_SIGNED 0x10u
 #define PACKED_MEM_BIG_ENDIAN 0x20u
+
+/* The mem_access flags (QTRACE_MEM_*) an info byte stands for. */
+static inline uint8_t packed_mem_flags(uint8_t info)
+{
+    return (uint8_t)(((info & PACKED_MEM_STORE) ? QTRACE_MEM_STORE : 0) |
+                     ((info & PACKED_MEM_SIGNED) ? QTRACE_MEM_SIGNED : 0) |
+                     ((info & PACKED_MEM_BIG_ENDIAN) ?
+                      QTRACE_MEM_BIG_ENDIAN : 0));
+}
+
+/* The access size in bytes an info byte stands for. */
+static inline uint8_t packed_mem_size(uint8_t info)
+{
+    return (uint8_t)(1u << (info & PACKED_MEM_SHIFT_MASK));
+}
 
 static inline uint8_t *packed_put_varint(uint8_t *p, uint64_t v)
 {

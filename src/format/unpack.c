@@ -299,7 +299,7 @@ static int read_mem_packet(struct unpacker *u, const uint8_t **pp,
     struct unpack_stream *s = u->cur;
     uint8_t *r = (uint8_t *)u->rec_buf;
     uint64_t idx, pc_off, delta;
-    uint8_t info, flags = 0;
+    uint8_t info;
 
     if (packed_get_varint(pp, end, &idx) < 0 ||
         packed_get_varint(pp, end, &pc_off) < 0 || *pp >= end) {
@@ -316,17 +316,14 @@ static int read_mem_packet(struct unpacker *u, const uint8_t **pp,
         return fail(why, why_len, "memory packet before any block");
     }
     s->last_vaddr += (uint64_t)packed_unzigzag(delta);
-    flags |= (info & PACKED_MEM_STORE) ? QTRACE_MEM_STORE : 0;
-    flags |= (info & PACKED_MEM_SIGNED) ? QTRACE_MEM_SIGNED : 0;
-    flags |= (info & PACKED_MEM_BIG_ENDIAN) ? QTRACE_MEM_BIG_ENDIAN : 0;
     memset(r, 0, u->mem.size);
     store16(r, u->mem.id);
     store16(r + 2, u->mem.size);
     store64(r + 8, s->block_time + idx);
     store64(r + u->mem.off[0], s->block_pc + pc_off);
     store64(r + u->mem.off[1], s->last_vaddr);
-    r[u->mem.off[3]] = (uint8_t)(1u << (info & PACKED_MEM_SHIFT_MASK));
-    r[u->mem.off[4]] = flags;
+    r[u->mem.off[3]] = packed_mem_size(info);
+    r[u->mem.off[4]] = packed_mem_flags(info);
     return 1;
 }
 

@@ -73,20 +73,11 @@ mem_record(struct vcpu *vc, qemu_plugin_meminfo_t info, uint64_t vaddr,
            const struct insn_info *in)
 {
     struct qtrace_ev_mem_access *r;
+    uint8_t bits = meminfo_bits(info, in);
+    uint8_t flags = packed_mem_flags(bits);
     const char *dev = NULL;
     uint64_t paddr = 0;
     uint32_t dev_len = 0;
-    uint8_t flags = 0;
-
-    if (qemu_plugin_mem_is_store(info)) {
-        flags |= QTRACE_MEM_STORE;
-    }
-    if (qemu_plugin_mem_is_sign_extended(info)) {
-        flags |= QTRACE_MEM_SIGNED;
-    }
-    if (qemu_plugin_mem_is_big_endian(info)) {
-        flags |= QTRACE_MEM_BIG_ENDIAN;
-    }
     if (cfg.system_mode) {
         struct qemu_plugin_hwaddr *hw = qemu_plugin_get_hwaddr(info, vaddr);
 
@@ -106,7 +97,7 @@ mem_record(struct vcpu *vc, qemu_plugin_meminfo_t info, uint64_t vaddr,
     r->pc = in->pc;
     r->vaddr = vaddr;
     r->paddr = paddr;
-    r->size = (uint8_t)(1u << qemu_plugin_mem_size_shift(info));
+    r->size = packed_mem_size(bits);
     r->value = 0;
     if (cfg.values) {
         qemu_plugin_mem_value v = qemu_plugin_mem_get_value(info);
