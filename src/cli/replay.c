@@ -61,6 +61,8 @@ struct replay {
     struct qtrace_func_events fe;
     GHashTable *streams;            /* stream id -> struct rstream */
     struct rstream *cur;            /* the stream of the record at hand */
+    uint64_t n_func;                /* func_entry and func_exit records */
+    uint64_t n_shown;               /* frames shown */
     bool oom;
 };
 
@@ -276,6 +278,10 @@ static void on_enter(void *arg, const struct qtrace_frame *f, uint32_t depth)
     view_frame(r, v, depth > 1 ? &st->views[depth - 2] : NULL,
                frame_name(v, f, buf, sizeof(buf)), depth);
     if (v->shown) {
+        /* The header waits for a first line: an empty tree has none. */
+        if (r->n_shown++ == 0) {
+            printf("#    INSNS     TID     FUNCTION\n");
+        }
         flush_pending(st);
         st->pending = (int32_t)depth;
     }
@@ -338,17 +344,29 @@ static void close_streams(struct replay *r)
     g_ptr_array_free(order, TRUE);
 }
 
+/* The one line of an empty tree, saying why it is empty. */
+static void print_none(const struct replay *r)
+{
+    if (r->n_func == 0) {
+        printf("calls: none (no func_entry records; record them with "
+               "-e 'func_*')\n");
+    } else {
+        printf("calls: none (%" PRIu64 " function records, none left by "
+               "-F, -N and -D)\n", r->n_func);
+    }
+}
+
 static int replay_records(struct replay *r, const char *path)
 {
     struct qtrace_record rec;
     struct qtrace_err err;
     int ret;
 
-    printf("#    INSNS     TID     FUNCTION\n");
     while ((ret = qtrace_reader_next(r->rd, &rec, &err)) > 0) {
         if (rec.vcpu == QTRACE_VCPU_NONE) {
             continue;
         }
+        r->n_func += rec.ev == r->fe.entry || rec.ev == r->fe.exit;
         r->cur = stream_of(r, rec.stream);
         if (!r->cur || qtrace_callstack_feed(&r->cur->cs, &r->fe, &rec,
                                              &replay_ops, r) < 0 || r->oom) {
@@ -358,12 +376,15 @@ static int replay_records(struct replay *r, const char *path)
         r->cur->last_time = rec.time;
     }
     close_streams(r);
+    if (r->n_shown == 0) {
+        print_none(r);
+    }
     if (ret < 0) {
         fflush(stdout);
         cli_error("replay", "%s: %s", path, err.msg);
         return CLI_FAIL;
     }
-    return CLI_OK;
+    return r->n_shown ? CLI_OK : CLI_FAIL;
 }
 
 static int run_replay(struct replay *r)

@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -218,13 +219,14 @@ static int run_functions(struct qtrace_reader *rd, FILE *out,
     struct freport fr = { .oom = false };
     struct qtrace_func_events fe;
     struct qtrace_symbols *syms;
+    bool empty;
     int ret;
 
     qtrace_func_events_find(&fe, qtrace_reader_catalog(rd));
     if (!fe.entry || !fe.exit) {
         fprintf(out, "functions: none (no func_entry and func_exit events "
                 "in the trace's catalog)\n");
-        return 0;
+        return REPORT_EMPTY;
     }
     syms = guest_syms_load(rd, "report");
     if (!syms) {
@@ -235,13 +237,20 @@ static int run_functions(struct qtrace_reader *rd, FILE *out,
                                      free_stat);
     fr.streams = g_hash_table_new_full(NULL, NULL, NULL, free_fstream);
     ret = collect(&fr, rd, &fe, err);
-    if (ret != -ENOMEM) {
+    empty = g_hash_table_size(fr.funcs) == 0;
+    if (ret != -ENOMEM && empty) {
+        fprintf(out, "functions: none (no func_entry records; record them "
+                "with -e 'func_*')\n");
+    } else if (ret != -ENOMEM) {
         print_stats(&fr, syms, out);
     }
     g_hash_table_destroy(fr.streams);
     g_hash_table_destroy(fr.funcs);
     qtrace_symbols_free(syms);
-    return ret < 0 ? ret : 0;
+    if (ret < 0) {
+        return ret;
+    }
+    return empty ? REPORT_EMPTY : 0;
 }
 
 const struct report_section report_functions = {

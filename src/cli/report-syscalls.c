@@ -139,18 +139,40 @@ static void print_counts(FILE *out, GHashTable *counts, const char *arch)
     g_list_free(list);
 }
 
+/* The line that replaces the table when nothing was counted. */
+static void print_none(FILE *out, const struct sc_args *m)
+{
+    if (!m->sys) {
+        fprintf(out, "syscalls: none (no syscall event in the trace's "
+                "catalog)\n");
+    } else {
+        fprintf(out, "syscalls: none (no syscall records; record them "
+                "with -e 'syscall*')\n");
+    }
+}
+
 static int run_syscalls(struct qtrace_reader *rd, FILE *out,
                         struct qtrace_err *err)
 {
     const char *arch = qtrace_reader_meta(rd, "arch");
     GHashTable *counts = g_hash_table_new_full(g_int64_hash, g_int64_equal,
                                                NULL, g_free);
+    struct sc_args m = { NULL, NULL, 0, 0, 0 };
     int ret = count_calls(rd, counts, err);
+    bool empty = g_hash_table_size(counts) == 0;
 
     /* What was read is printed, even when the trace stops early. */
-    print_counts(out, counts, arch ? arch : "unknown");
+    if (empty) {
+        map_args(&m, qtrace_reader_catalog(rd));
+        print_none(out, &m);
+    } else {
+        print_counts(out, counts, arch ? arch : "unknown");
+    }
     g_hash_table_destroy(counts);
-    return ret < 0 ? ret : 0;
+    if (ret < 0) {
+        return ret;
+    }
+    return empty ? REPORT_EMPTY : 0;
 }
 
 const struct report_section report_syscalls = {

@@ -80,13 +80,28 @@ static int parse_opts(int argc, char **argv, struct report_opts *opts)
     return CLI_OK;
 }
 
+/*
+ * Status of the whole report: a section that fails fails it; an empty
+ * one fails it when asked for by name, or when every section is empty
+ * (a bare `qtrace report` on a trace of blocks only has nothing to say).
+ */
+static int report_status(const struct report_opts *opts, size_t n_run,
+                         size_t n_empty, bool named_empty)
+{
+    if (named_empty || (!opts->any && n_run > 0 && n_empty == n_run)) {
+        return CLI_FAIL;
+    }
+    return CLI_OK;
+}
+
 int cmd_report(int argc, char **argv)
 {
     struct report_opts opts;
     struct qtrace_reader *rd;
     struct qtrace_err err;
-    size_t i;
-    int ret;
+    size_t i, n_run = 0, n_empty = 0;
+    bool named_empty = false;
+    int ret, r;
 
     memset(&opts, 0, sizeof(opts));
     ret = parse_opts(argc, argv, &opts);
@@ -102,11 +117,19 @@ int cmd_report(int argc, char **argv)
             continue;
         }
         qtrace_reader_rewind(rd);
-        if (sections[i]->run(rd, stdout, &err) < 0) {
+        n_run++;
+        r = sections[i]->run(rd, stdout, &err);
+        if (r < 0) {
             cli_error("report", "%s: %s", opts.path, err.msg);
             ret = CLI_FAIL;
+        } else if (r == REPORT_EMPTY) {
+            n_empty++;
+            named_empty |= opts.any;
         }
     }
     qtrace_reader_close(rd);
+    if (ret == CLI_OK) {
+        ret = report_status(&opts, n_run, n_empty, named_empty);
+    }
     return ret;
 }

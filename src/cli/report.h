@@ -12,13 +12,18 @@
 #include "qtrace/err.h"
 #include "qtrace/reader.h"
 
+/* What a section returns when it found nothing to summarise. */
+#define REPORT_EMPTY 1
+
 struct report_section {
     const char *option;             /* long option, e.g. "syscalls" */
     const char *help;               /* one line for --help */
     /*
      * Read the trace from its start and print the section on out.
-     * Returns 0, or -errno with err filled (a trace that stops early
-     * still prints what was read, then returns the error).
+     * Returns 0, REPORT_EMPTY when the trace holds nothing for the
+     * section (it then printed one "NAME: none (WHY)" line), or -errno
+     * with err filled (a trace that stops early still prints what was
+     * read, then returns the error).
      */
     int (*run)(struct qtrace_reader *rd, FILE *out, struct qtrace_err *err);
 };
