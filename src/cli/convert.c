@@ -13,17 +13,21 @@
 #include <string.h>
 
 #include "cli.h"
+#include "convert-out.h"
 #include "convert.h"
+#include "out-guard.h"
 #include "qtrace/reader.h"
 
 struct convert_opts {
     const char *to;                 /* --to NAME, required */
     const char *trace;              /* TRACE, required */
     const char *out;                /* OUT, required */
+    bool force;                     /* --force: replace any OUT file */
 };
 
 static const struct option long_opts[] = {
     { "to", required_argument, NULL, 't' },
+    { "force", no_argument, NULL, 'f' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
 };
@@ -32,9 +36,12 @@ static void print_usage(void)
 {
     size_t i;
 
-    printf("usage: qtrace convert --to FORMAT TRACE OUT\n"
+    printf("usage: qtrace convert [--force] --to FORMAT TRACE OUT\n"
            "\n"
            "Convert the native trace TRACE into FORMAT, written to OUT.\n"
+           "An existing OUT is replaced only if it holds FORMAT's output\n"
+           "(or --force is given and it is a file); a failed conversion\n"
+           "leaves OUT as it was.\n"
            "\n"
            "Formats:\n");
     for (i = 0; conv_formats[i]; i++) {
@@ -44,6 +51,7 @@ static void print_usage(void)
     printf("\n"
            "Options:\n"
            "  -t, --to=FORMAT  the output format (required)\n"
+           "  -f, --force      replace an OUT file of another kind\n"
            "  -h, --help       print this help and exit\n");
 }
 
@@ -52,10 +60,13 @@ static int parse_opts(int argc, char **argv, struct convert_opts *opts)
     int c;
 
     optind = 1;
-    while ((c = getopt_long(argc, argv, "+:t:h", long_opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "+:t:fh", long_opts, NULL)) != -1) {
         switch (c) {
         case 't':
             opts->to = optarg;
+            break;
+        case 'f':
+            opts->force = true;
             break;
         case 'h':
             print_usage();
@@ -93,43 +104,84 @@ static int convert_records(struct conv *cv, struct qtrace_err *err)
     return ret;
 }
 
-static int run_conversion(const struct convert_opts *opts,
-                          struct qtrace_reader *rd)
+/* Messages name OUT, never the temporary the format was given. */
+static void report_err(const struct convert_out *o, const char *msg)
 {
-    struct conv cv = { .rd = rd, .trace_path = opts->trace };
+    size_t n = o->tmp ? strlen(o->tmp) : 0;
+    const char *at = n ? strstr(msg, o->tmp) : NULL;
+
+    if (at) {
+        cli_error("convert", "%.*s%s%s", (int)(at - msg), msg, o->final,
+                  at + n);
+    } else {
+        cli_error("convert", "%s", msg);
+    }
+}
+
+/*
+ * Convert into the temporary; 0, or CLI_FAIL after reporting. A trace
+ * that stops early still gives an OUT (what was read), and CLI_FAIL.
+ */
+static int convert_into(struct conv *cv, struct convert_out *o)
+{
     struct qtrace_err err = { "" };
     struct qtrace_err read_err = { "" };
     int read_ret, ret;
 
-    cv.ops = conv_find(opts->to);
-    cv.priv = calloc(1, cv.ops->priv_size ? cv.ops->priv_size : 1);
-    if (!cv.priv) {
-        cli_error("convert", "%s", strerror(ENOMEM));
-        return CLI_FAIL;
-    }
-    ret = cv.ops->begin(&cv, opts->out, &err);
+    ret = cv->ops->begin(cv, o->tmp, &err);
     if (ret < 0) {
-        cli_error("convert", "%s", err.msg);
-        free(cv.priv);
-        return CLI_FAIL;
+        report_err(o, err.msg);
+        return ret;
     }
-    read_ret = convert_records(&cv, &read_err);
-    ret = cv.ops->end(&cv, read_ret == 0, &err);
-    free(cv.priv);
+    read_ret = convert_records(cv, &read_err);
+    ret = cv->ops->end(cv, read_ret == 0, &err);
+    if (ret < 0) {
+        report_err(o, err.msg);
+        return ret;
+    }
+    if (convert_out_commit(o, &err) < 0) {
+        report_err(o, err.msg);
+        return -EIO;
+    }
     if (read_ret < 0) {
-        cli_error("convert", "%s: %s", opts->trace, read_err.msg);
-        return CLI_FAIL;
-    }
-    if (ret < 0) {
-        cli_error("convert", "%s", err.msg);
+        cli_error("convert", "%s: %s", cv->trace_path, read_err.msg);
         return CLI_FAIL;
     }
     return CLI_OK;
 }
 
+static int run_conversion(const struct convert_opts *opts,
+                          struct qtrace_reader *rd)
+{
+    struct conv cv = { .rd = rd, .trace_path = opts->trace };
+    struct convert_out o = { NULL, NULL, false };
+    struct qtrace_err err = { "" };
+    int ret;
+
+    cv.ops = conv_find(opts->to);
+    if (!out_guard_check("convert", opts->out, cv.ops->is_own,
+                         cv.ops->out_kind, opts->force)) {
+        return CLI_FAIL;
+    }
+    cv.priv = calloc(1, cv.ops->priv_size ? cv.ops->priv_size : 1);
+    if (!cv.priv) {
+        cli_error("convert", "%s", strerror(ENOMEM));
+        return CLI_FAIL;
+    }
+    if (convert_out_begin(&o, opts->out, cv.ops->out_is_dir, &err) < 0) {
+        cli_error("convert", "%s", err.msg);
+        free(cv.priv);
+        return CLI_FAIL;
+    }
+    ret = convert_into(&cv, &o);
+    convert_out_discard(&o);
+    free(cv.priv);
+    return ret == CLI_OK ? CLI_OK : CLI_FAIL;
+}
+
 int cmd_convert(int argc, char **argv)
 {
-    struct convert_opts opts = { NULL, NULL, NULL };
+    struct convert_opts opts = { NULL, NULL, NULL, false };
     struct qtrace_reader *rd;
     struct qtrace_err err;
     int ret = parse_opts(argc, argv, &opts);

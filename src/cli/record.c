@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "out-guard.h"
 #include "plugin-args.h"
 #include "qtrace/arch.h"
 
@@ -36,6 +37,7 @@ struct record_opts {
     size_t n_opts;
     const char *qemu;               /* --qemu, or NULL */
     bool verbose;                   /* -v: show the QEMU command line */
+    bool force;                     /* -f: -o may replace any file */
     char **program;                 /* PROGRAM and its ARGS, NULL-ended */
 };
 
@@ -52,7 +54,10 @@ static const char usage[] =
     "                           excludes, @FILE reads them from FILE);\n"
     "                           repeatable; default: the plugin's default\n"
     "  -o, --output=FILE        write the trace to FILE (default "
-    DEFAULT_OUT ")\n"
+    DEFAULT_OUT ");\n"
+    "                           an existing FILE is replaced only if it\n"
+    "                           is a qtrace trace or empty\n"
+    "  -f, --force              replace FILE whatever it holds\n"
     "  -O, --option=KEY=VALUE   pass KEY=VALUE to the plugin; repeatable\n"
     "      --qemu=PATH          run this QEMU instead of qemu-<arch>\n"
     "  -v, --verbose            print the QEMU command line on stderr\n"
@@ -73,6 +78,7 @@ static const struct option long_opts[] = {
     { "option", required_argument, NULL, 'O' },
     { "qemu", required_argument, NULL, OPT_QEMU },
     { "verbose", no_argument, NULL, 'v' },
+    { "force", no_argument, NULL, 'f' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
 };
@@ -126,7 +132,7 @@ static int parse_opts(int argc, char **argv, struct record_opts *opts)
     opterr = 0;
     /* '+': stop at PROGRAM, whose own options are not ours. */
     while (ret == CLI_OK &&
-           (c = getopt_long(argc, argv, "+:e:o:O:vh", long_opts, NULL)) !=
+           (c = getopt_long(argc, argv, "+:e:o:O:vfh", long_opts, NULL)) !=
            -1) {
         switch (c) {
         case 'e':
@@ -146,6 +152,9 @@ static int parse_opts(int argc, char **argv, struct record_opts *opts)
             break;
         case 'v':
             opts->verbose = true;
+            break;
+        case 'f':
+            opts->force = true;
             break;
         case 'h':
             fputs(usage, stdout);
@@ -568,6 +577,11 @@ int cmd_record(int argc, char **argv)
     char **qemu_argv = NULL;
     int ret = parse_opts(argc, argv, &opts);
 
+    if (ret == CLI_OK && !out_guard_check("record", opts.out,
+                                          out_guard_is_trace,
+                                          "a qtrace trace", opts.force)) {
+        ret = CLI_FAIL;
+    }
     if (ret == CLI_OK) {
         ret = probe_program(opts.program[0], &arch);
     }

@@ -20,8 +20,17 @@ struct conv_ops {
     const char *name;               /* --to NAME */
     const char *summary;            /* one line for --help */
     size_t priv_size;               /* bytes of state, zeroed, in cv->priv */
+    bool out_is_dir;                /* OUT is a directory, not a file */
+    const char *out_kind;           /* what OUT holds, for messages */
     /*
-     * Create the output (a file or a directory, as the format wants).
+     * Whether an existing OUT holds this format's output, so that a
+     * conversion may replace it (anything else needs --force, and a
+     * directory is never replaced).
+     */
+    bool (*is_own)(const char *out);
+    /*
+     * Create the output (a file or a directory, as the format wants) at
+     * out, a temporary name the caller renames to OUT at success.
      * Returns 0 or -errno with err naming the output and the reason.
      */
     int (*begin)(struct conv *cv, const char *out, struct qtrace_err *err);

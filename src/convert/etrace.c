@@ -243,10 +243,27 @@ static int etrace_end(struct conv *cv, bool complete, struct qtrace_err *err)
     return 0;
 }
 
+/* An existing OUT starts with an etrace INFO or ARCH record. */
+static bool etrace_is_own(const char *out)
+{
+    uint8_t head[ETRACE_HDR_SIZE + 8];
+    FILE *f = fopen(out, "rb");
+    size_t n;
+
+    if (!f) {
+        return false;
+    }
+    n = fread(head, 1, sizeof(head), f);
+    fclose(f);
+    return etrace_is_etrace(head, n);
+}
+
 const struct conv_ops conv_etrace_ops = {
     .name = "etrace",
     .summary = "Xilinx etrace, as the plugin's etrace=FILE writes it",
     .priv_size = sizeof(struct conv_etrace),
+    .out_kind = "an etrace file",
+    .is_own = etrace_is_own,
     .begin = etrace_begin,
     .record = etrace_record,
     .end = etrace_end,

@@ -92,6 +92,22 @@ static bool is_uftrace_dir(const char *dir)
     return yes;
 }
 
+bool uftrace_dir_is_reusable(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *de;
+    bool empty = true;
+
+    if (!d) {
+        return false;
+    }
+    while (empty && (de = readdir(d)) != NULL) {
+        empty = strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0;
+    }
+    closedir(d);
+    return empty || is_uftrace_dir(dir);
+}
+
 /*
  * An existing directory is reused only when empty or when it holds a
  * uftrace data directory (then its files are removed, or stale tasks and

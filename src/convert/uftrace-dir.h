@@ -27,6 +27,12 @@ struct uftrace_dir_meta {
 };
 
 /*
+ * Whether dir is a directory this writer may reuse: empty, or a uftrace
+ * data directory (its info file starts with uftrace's magic).
+ */
+bool uftrace_dir_is_reusable(const char *dir);
+
+/*
  * Create the directory dir, or reuse it if it is empty or a uftrace data
  * directory (its uftrace files are removed first). Returns 0 and *out,
  * or -errno with err as "DIR: REASON" (-EEXIST: a directory with other

@@ -95,8 +95,8 @@ static int uftrace_end(struct conv *cv, bool complete,
     qtrace_symbols_free(c->syms);
     c->syms = NULL;
     if (ret == 0 && c->n_func == 0) {
-        qtrace_err_set(err, "%s: no func_entry records (record them with "
-                       "-e 'func_*')", cv->trace_path);
+        qtrace_err_set(err, "%s: none (no func_entry records; record them "
+                       "with -e 'func_*')", cv->trace_path);
         ret = -ENODATA;
     }
     return ret;
@@ -106,6 +106,9 @@ const struct conv_ops conv_uftrace_ops = {
     .name = "uftrace",
     .summary = "uftrace data directory (uftrace replay/report/graph -d OUT)",
     .priv_size = sizeof(struct conv_uftrace),
+    .out_is_dir = true,
+    .out_kind = "a uftrace data directory",
+    .is_own = uftrace_dir_is_reusable,
     .begin = uftrace_begin,
     .record = uftrace_record,
     .end = uftrace_end,
