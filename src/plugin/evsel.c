@@ -51,6 +51,7 @@ static int apply_pattern(struct evsel *sel, const char *pat, bool *first,
     for (id = 1; id <= sel->cat->n_events && id < QTRACE_MAX_EVENTS; id++) {
         if (fnmatch(pat, sel->cat->events[id].name, 0) == 0) {
             sel->on[id] = enable;
+            sel->removed[id] = !enable;
             matched++;
         }
     }
@@ -121,6 +122,31 @@ int evsel_parse(struct evsel *sel, const char *spec, struct qtrace_err *err)
         return -EINVAL;
     }
     return apply_list(sel, spec, &first, err);
+}
+
+/* "event needs needed": recording event without needed is of no use. */
+static const struct {
+    const char *event, *needed;
+} implications[] = {
+    { "exec_tb", "tb_trans" },
+    { "exec_insn", "tb_trans" },
+};
+
+void evsel_apply_implications(struct evsel *sel)
+{
+    size_t i;
+
+    for (i = 0; i < sizeof(implications) / sizeof(implications[0]); i++) {
+        const struct qtrace_event_desc *ev =
+            qtrace_catalog_find(sel->cat, implications[i].event);
+        const struct qtrace_event_desc *need =
+            qtrace_catalog_find(sel->cat, implications[i].needed);
+
+        if (ev && need && evsel_is_enabled(sel, ev->id) &&
+            need->id < QTRACE_MAX_EVENTS && !sel->removed[need->id]) {
+            sel->on[need->id] = true;
+        }
+    }
 }
 
 void evsel_fmt(const struct evsel *sel, char *buf, size_t len)

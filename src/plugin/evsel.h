@@ -15,6 +15,7 @@
 struct evsel {
     const struct qtrace_catalog *cat;   /* not owned */
     bool on[QTRACE_MAX_EVENTS];         /* indexed by event id */
+    bool removed[QTRACE_MAX_EVENTS];    /* a '-' pattern matched it */
 };
 
 /* Start from the catalog's defaults (every event not marked disable). */
@@ -34,6 +35,14 @@ static inline bool evsel_is_enabled(const struct evsel *sel, unsigned int id)
 {
     return id < QTRACE_MAX_EVENTS && sel->on[id];
 }
+
+/*
+ * Enable the events the selected ones cannot be read without, unless a
+ * '-' pattern removed them: exec_tb and exec_insn name their block by
+ * id, and only its tb_trans record gives the block's code (so that an
+ * instruction can be shown). Call once all patterns are applied.
+ */
+void evsel_apply_implications(struct evsel *sel);
 
 /* Enable one event by id (e.g. events a sink needs). */
 void evsel_enable(struct evsel *sel, unsigned int id);

@@ -375,6 +375,7 @@ int options_parse(struct options *opts, int argc, char **argv,
             return ret;
         }
     }
+    evsel_apply_implications(&opts->sel);
     if (opts->chunk_bytes * 2 > opts->buffer_bytes) {
         qtrace_err_set(err, "buffer=%zu: must hold at least two chunks "
                        "of %zu bytes", opts->buffer_bytes, opts->chunk_bytes);

@@ -21,9 +21,10 @@ static const char catalog_text[] =
     "exec_tb(uint64_t pc) \"pc 0x%\" PRIx64\n"
     "disable exec_insn(uint64_t pc) \"pc 0x%\" PRIx64\n"
     "disable mem_access(uint64_t vaddr) \"vaddr 0x%\" PRIx64\n"
-    "disable mem_phys(uint64_t paddr) \"paddr 0x%\" PRIx64\n";
+    "disable mem_phys(uint64_t paddr) \"paddr 0x%\" PRIx64\n"
+    "tb_trans(uint64_t pc) \"pc 0x%\" PRIx64\n";
 
-enum { VCPU_INIT = 1, EXEC_TB, EXEC_INSN, MEM_ACCESS, MEM_PHYS };
+enum { VCPU_INIT = 1, EXEC_TB, EXEC_INSN, MEM_ACCESS, MEM_PHYS, TB_TRANS };
 
 struct fixture {
     struct qtrace_catalog cat;
@@ -193,6 +194,44 @@ static void test_evsel_fmt_lists_enabled_names(void **state)
     assert_string_equal(buf, "exec_tb,exec_insn");
 }
 
+static void test_evsel_exec_insn_implies_tb_trans(void **state)
+{
+    struct fixture *fx = *state;
+
+    assert_int_equal(evsel_parse(&fx->sel, "exec_insn", &fx->err), 0);
+    assert_false(evsel_is_enabled(&fx->sel, TB_TRANS));
+    evsel_apply_implications(&fx->sel);
+    assert_true(evsel_is_enabled(&fx->sel, TB_TRANS));
+    assert_false(evsel_is_enabled(&fx->sel, EXEC_TB));
+}
+
+static void test_evsel_exec_tb_implies_tb_trans(void **state)
+{
+    struct fixture *fx = *state;
+
+    assert_int_equal(evsel_parse(&fx->sel, "exec_tb", &fx->err), 0);
+    evsel_apply_implications(&fx->sel);
+    assert_true(evsel_is_enabled(&fx->sel, TB_TRANS));
+}
+
+static void test_evsel_minus_tb_trans_beats_implication(void **state)
+{
+    struct fixture *fx = *state;
+
+    assert_int_equal(evsel_parse(&fx->sel, "exec_*,-tb_*", &fx->err), 0);
+    evsel_apply_implications(&fx->sel);
+    assert_false(evsel_is_enabled(&fx->sel, TB_TRANS));
+}
+
+static void test_evsel_no_exec_implies_nothing(void **state)
+{
+    struct fixture *fx = *state;
+
+    assert_int_equal(evsel_parse(&fx->sel, "mem_access", &fx->err), 0);
+    evsel_apply_implications(&fx->sel);
+    assert_false(evsel_is_enabled(&fx->sel, TB_TRANS));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -220,6 +259,14 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_evsel_missing_file_gives_errno,
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(test_evsel_fmt_lists_enabled_names,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(
+            test_evsel_exec_insn_implies_tb_trans, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_evsel_exec_tb_implies_tb_trans,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(
+            test_evsel_minus_tb_trans_beats_implication, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_evsel_no_exec_implies_nothing,
                                         setup, teardown),
     };
 
