@@ -20,6 +20,7 @@
 #include "disasm.h"
 #include "event-filter.h"
 #include "guest-syms.h"
+#include "mem-text.h"
 #include "qtrace/callstack.h"
 #include "qtrace/reader.h"
 #include "qtrace/syscall.h"
@@ -76,6 +77,7 @@ struct arg_map {
     const struct qtrace_event_desc *exec_tb;    /* NULL if absent */
     int et_pc;
     struct qtrace_func_events fe;               /* func_entry, func_exit */
+    struct mem_text mem;                        /* mem_access */
 };
 
 struct dump {
@@ -239,6 +241,7 @@ static void map_args(struct arg_map *m, const struct qtrace_catalog *cat)
         m->exec_tb = NULL;
     }
     qtrace_func_events_find(&m->fe, cat);
+    mem_text_map(&m->mem, cat);
 }
 
 static void free_block(void *p)
@@ -447,6 +450,17 @@ static void line_args(struct dump *d, const struct qtrace_record *rec)
     d->line_len = at + (size_t)n;
 }
 
+/* " " and a mem_access record's decoded arguments (mem-text.h). */
+static void line_mem(struct dump *d, const struct qtrace_record *rec)
+{
+    char buf[512];
+    int n = mem_text_fmt(&d->args.mem, rec, buf, sizeof(buf));
+
+    line_lit(d, " ");
+    line_add(d, buf, n > 0 && (size_t)n < sizeof(buf) ? (size_t)n
+                                                       : strlen(buf));
+}
+
 /*
  * " | NAME" after a syscall, and " | NAME (ENAME)" after a failed return:
  * the four architectures with a table share Linux's generic errno values,
@@ -533,7 +547,11 @@ static void print_record(struct dump *d, const struct qtrace_record *rec)
     }
     line_u64(d, rec->time, ' ');
     line_add(d, rec->ev->name, d->name_len[rec->ev->id]);
-    line_args(d, rec);
+    if (rec->ev == d->args.mem.ev) {
+        line_mem(d, rec);
+    } else {
+        line_args(d, rec);
+    }
     if (rec->ev == d->args.exec_insn) {
         line_lit(d, " | ");
         if (d->dis) {

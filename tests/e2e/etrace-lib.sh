@@ -26,6 +26,32 @@ function hex(s,    i, v) {
     return v
 }'
 
+# mem_fields: stdin `qtrace dump` mem_access lines, whose flags are words
+# and whose paddr, dev and value appear only when valid; stdout the same
+# records with every field in a fixed place, absent ones 0 or '':
+# "VCPU TIME mem_access pc P vaddr V paddr A size N flags 0xF dev 'D'
+# value X" (flags as in docs/format.md: 1 store, 2 sext, 4 be, 8 paddr,
+# 16 io, 32 value).
+mem_fields() {
+    awk '$3 == "mem_access" {
+        pa = "0x0"; val = "0x0"; dev = "\047\047"; f = 0
+        for (i = 4; i <= NF; i++) {
+            if ($i == "pc") pc = $(i + 1)
+            if ($i == "vaddr") va = $(i + 1)
+            if ($i == "paddr") { pa = $(i + 1); f += 8 }
+            if ($i == "size") sz = $(i + 1)
+            if ($i == "store") f += 1
+            if ($i == "sext") f += 2
+            if ($i == "be") f += 4
+            if ($i == "io") f += 16
+            if ($i == "dev") dev = $(i + 1)
+            if ($i == "value") { val = $(i + 1); f += 32 }
+        }
+        printf "%s %s mem_access pc %s vaddr %s paddr %s size %s flags 0x%x " \
+               "dev %s value %s\n", $1, $2, pc, va, pa, sz, f, dev, val
+    }'
+}
+
 # merge_ranges: stdin "UNIT START END DURATION TIME" lines, one per
 # executed range in order; stdout the same after the etrace merge rule,
 # applied as often as it applies, per unit: a range that starts where the

@@ -21,15 +21,14 @@ check_eq "exec_insn count" "$(expect_get insns)" "$(info_count "$T" exec_insn)"
 "$QTRACE" dump "$T" > "$WORK/dump"
 check_eq "dump exit status" 0 "$?"
 
-# Loads and stores: flags bit 0 is "store" (the mem_access format prints
-# "flags 0x..").
+# Loads and stores: dump decodes the flags into "load" or "store".
 awk '$3 == "mem_access" {
-        for (i = 4; i < NF; i++) {
+        kind = ""
+        for (i = 4; i <= NF; i++) {
             if ($i == "vaddr") va = $(i + 1)
             if ($i == "size") sz = $(i + 1)
-            if ($i == "flags") fl = $(i + 1)
+            if ($i == "load" || $i == "store") kind = $i
         }
-        kind = (fl ~ /[13579bdf]$/) ? "store" : "load"
         print kind, va, sz
     }' "$WORK/dump" > "$WORK/mem"
 check_eq "loads" "$(expect_get loads)" "$(grep -c '^load ' "$WORK/mem")"

@@ -28,11 +28,11 @@ sed -e 's/^0, //' -e 's/, 0x[0-9a-f]*, "[^"]*"//' -e 's/, / /g' "$LOG" |
 "$QTRACE" dump -e 'exec_insn,mem_access' "$T" |
     awk '$3 == "exec_insn" { if (line != "") print line; line = $5 }
          $3 == "mem_access" {
-             for (i = 4; i < NF; i++) {
+             for (i = 4; i <= NF; i++) {
                  if ($i == "vaddr") va = $(i + 1)
-                 if ($i == "flags") fl = $(i + 1)
+                 if ($i == "load" || $i == "store") kind = $i
              }
-             line = line " " ((fl ~ /[13579bdf]$/) ? "store" : "load") " " va
+             line = line " " kind " " va
          }
          END { if (line != "") print line }' |
     awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^0x/) sub(/^0x0*/, "0x", $i);

@@ -154,8 +154,8 @@ if [ -x "$DEMO" ]; then
         merge_ranges > "$WORK/rt.ranges.got"
     check_same "round trip: executed ranges" "$WORK/rt.ranges.want" \
         "$WORK/rt.ranges.got"
-    awk '$3 == "mem_access" { print $1, $2, ($13 ~ /[13579bdf]$/ ? "w" : "r"),
-                              $7, $11 }' "$WORK/rt.native" \
+    mem_fields < "$WORK/rt.native" |
+        awk '{ print $1, $2, ($13 ~ /[13579bdf]$/ ? "w" : "r"), $7, $11 }' \
         > "$WORK/rt.mem.want"
     dump_as_peer "$WORK/rt.etr" | awk '$1 == "M" { print $2, $3, $4, $5, $8 }' \
         > "$WORK/rt.mem.got"

@@ -70,8 +70,9 @@ check_eq "first TB record" "$RESET_VECTOR" \
     "$(awk '$1 == "T" { print $3; exit }' "$WORK/peer")"
 
 # MEM and EVENT_U64 against the native trace of the same run.
-"$QTRACE" dump -e mem_access "$T" > "$WORK/mem.native"
+"$QTRACE" dump -e mem_access "$T" > "$WORK/mem.dump"
 check_eq "native trace reads" 0 "$?"
+mem_fields < "$WORK/mem.dump" > "$WORK/mem.native"
 awk '{ print $2, ($13 ~ /[13579bdf]$/ ? "w" : "r"), $7, $9, $11 }' \
     "$WORK/mem.native" > "$WORK/mem.want"
 awk '$1 == "M" { print $3, $4, $5, $6, $8 }' "$WORK/peer" \
