@@ -22,6 +22,7 @@
 #include "out-guard.h"
 #include "plugin-args.h"
 #include "qtrace/arch.h"
+#include "record-verdict.h"
 
 #ifndef QTRACE_LIBDIR
 #define QTRACE_LIBDIR "lib"
@@ -562,6 +563,37 @@ static int run_qemu(char **argv)
     return WEXITSTATUS(status);
 }
 
+/*
+ * Name a status file to the plugin (status=PATH, see record-verdict.h):
+ * its totals tell whether the recording lost anything. *kv is the
+ * option's text, owned by the caller like *path.
+ */
+static int add_status_option(struct record_opts *opts, char **path,
+                             char **kv)
+{
+    *path = record_verdict_new_status_file();
+    if (!*path) {
+        cli_error("record", "status file: %s", strerror(errno));
+        return CLI_FAIL;
+    }
+    if (asprintf(kv, "status=%s", *path) < 0) {
+        *kv = NULL;
+        cli_error("record", "status file: %s", strerror(ENOMEM));
+        return CLI_FAIL;
+    }
+    return add_option(opts, *kv);
+}
+
+/* QEMU's status, turned into 1 when the trace lost anything. */
+static int judge_recording(const struct record_opts *opts,
+                           const char *status_path, int qemu_status)
+{
+    struct record_verdict v;
+
+    record_verdict_read(status_path, &v);
+    return record_verdict_status(opts->out, &v, qemu_status);
+}
+
 static void free_opts(struct record_opts *opts)
 {
     free(opts->events);
@@ -575,6 +607,7 @@ int cmd_record(int argc, char **argv)
     struct plugin_args pa = { NULL, NULL, NULL, NULL, 0 };
     char *qemu = NULL, *plugin = NULL, *plugin_arg = NULL;
     char **qemu_argv = NULL;
+    char *status_path = NULL, *status_kv = NULL;
     int ret = parse_opts(argc, argv, &opts);
 
     if (ret == CLI_OK && !out_guard_check("record", opts.out,
@@ -592,6 +625,9 @@ int cmd_record(int argc, char **argv)
         ret = find_plugin(&plugin);
     }
     if (ret == CLI_OK) {
+        ret = add_status_option(&opts, &status_path, &status_kv);
+    }
+    if (ret == CLI_OK) {
         pa = (struct plugin_args){ plugin, opts.out, opts.events, opts.opts,
                                    opts.n_opts };
         plugin_arg = plugin_args_join(&pa);
@@ -607,7 +643,11 @@ int cmd_record(int argc, char **argv)
             print_command(qemu_argv);
         }
         ret = run_qemu(qemu_argv);
+        ret = judge_recording(&opts, status_path, ret);
     }
+    record_verdict_remove(status_path);
+    free(status_path);
+    free(status_kv);
     free(qemu_argv);
     free(plugin_arg);
     free(plugin);

@@ -55,6 +55,12 @@ static int parse_uftrace(struct options *opts, const char *value,
     return replace_string(&opts->uftrace, value, err);
 }
 
+static int parse_status(struct options *opts, const char *value,
+                        struct qtrace_err *err)
+{
+    return replace_string(&opts->status_file, value, err);
+}
+
 static int parse_events(struct options *opts, const char *value,
                         struct qtrace_err *err)
 {
@@ -242,6 +248,9 @@ static const struct option_desc option_table[] = {
       "FILE       execlog-style text log of every instruction (or stderr)" },
     { "uftrace", parse_uftrace,
       "DIR        uftrace data directory of the guest's function calls" },
+    { "status", parse_status,
+      "FILE       at exit, write the END chunk's totals there (records, "
+      "lost, failed_outputs), even when out= could not be written" },
     { "range", parse_range,
       "START-END  trace only code in [START, END) (repeatable)" },
     { "ifilter", parse_ifilter,
@@ -298,6 +307,7 @@ void options_fini(struct options *opts)
     free(opts->log);
     free(opts->etrace);
     free(opts->uftrace);
+    free(opts->status_file);
     filter_fini(&opts->filter);
     opts->out = opts->log = opts->etrace = opts->uftrace = NULL;
 }

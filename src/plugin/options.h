@@ -18,6 +18,7 @@ struct options {
     char *out;                  /* out=: native trace path, NULL = none */
     char *log;                  /* log=: execlog-style text, or "stderr" */
     char *uftrace;              /* uftrace=: data directory, NULL = none */
+    char *status_file;          /* status=: END totals at exit, or NULL */
     struct evsel sel;           /* events= */
     struct filter filter;       /* range=, ifilter=, afilter= */
     size_t chunk_bytes;         /* chunk=: per-vCPU buffer size */

@@ -902,6 +902,7 @@ int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
     }
     cfg.chunk_bytes = qt.opts.chunk_bytes;
     cfg.buffer_bytes = qt.opts.buffer_bytes;
+    writer_set_status_file(qt.opts.status_file);
     if (writer_start(&cfg, sinks, n_sinks, &err) < 0) {
         fprintf(stderr, "qtrace: %s\n", err.msg);
         return -1;

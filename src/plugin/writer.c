@@ -5,8 +5,10 @@
  * once to count its records and passes it to every sink.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -351,6 +353,7 @@ static void *writer_main(void *arg)
 int writer_start(const struct writer_cfg *cfg, struct sink **sinks,
                  size_t n_sinks, struct qtrace_err *err)
 {
+    sigset_t all, old;
     int ret;
 
     w.chunk_bytes = cfg->chunk_bytes;
@@ -358,7 +361,16 @@ int writer_start(const struct writer_cfg *cfg, struct sink **sinks,
     w.sinks = sinks;
     w.n_sinks = n_sinks;
     pthread_atfork(NULL, NULL, writer_after_fork_child);
+    /*
+     * The thread runs with every signal blocked: QEMU's handler takes a
+     * signal on a thread without a vCPU for the guest's and crashes, and
+     * a write past RLIMIT_FSIZE raises SIGXFSZ at the writing thread
+     * (blocked, the write fails with EFBIG and the sink reports it).
+     */
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
     ret = pthread_create(&w.thread, NULL, writer_main, NULL);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (ret != 0) {
         qtrace_err_set(err, "writer thread: %s", strerror(ret));
         return -ret;
@@ -368,20 +380,64 @@ int writer_start(const struct writer_cfg *cfg, struct sink **sinks,
 }
 
 static const char *end_extra = "";
+static const char *status_path;
 
 void writer_set_end_extra(const char *text)
 {
     end_extra = text;
 }
 
+void writer_set_status_file(const char *path)
+{
+    status_path = path;
+}
+
+/* Sinks that failed (their output is short or missing). */
+static size_t count_failed(void)
+{
+    size_t i, n = 0;
+
+    for (i = 0; i < w.n_sinks; i++) {
+        n += w.sinks[i] && w.sinks[i]->failed;
+    }
+    return n;
+}
+
 /* The END text: totals so far and why the trace ends. */
-static void fmt_end(char *end, size_t len, const char *exit_reason)
+static void fmt_end(char *end, size_t len, const char *exit_reason,
+                    size_t failed)
 {
     snprintf(end, len,
              "records=%" PRIu64 "\nchunks=%" PRIu64 "\nbytes=%" PRIu64
-             "\nlost=%" PRIu64 "\nexit=%s\n%s",
+             "\nlost=%" PRIu64 "\nfailed_outputs=%zu\nexit=%s\n%s",
              w.records, w.chunks, w.bytes,
-             (uint64_t)atomic_load(&w.lost_records), exit_reason, end_extra);
+             (uint64_t)atomic_load(&w.lost_records), failed, exit_reason,
+             end_extra);
+}
+
+/*
+ * The END text again, in the status file: the one place a failed or
+ * unreadable out= (a full disk, /dev/full) can still be seen from.
+ */
+static void write_status(const char *exit_reason, size_t failed)
+{
+    char text[1024];
+    size_t len;
+    int fd;
+
+    if (!status_path) {
+        return;
+    }
+    fmt_end(text, sizeof(text), exit_reason, failed);
+    len = strlen(text);
+    fd = open(status_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0 || write(fd, text, len) != (ssize_t)len) {
+        fprintf(stderr, "qtrace: status=%s: %s\n", status_path,
+                strerror(errno));
+    }
+    if (fd >= 0) {
+        close(fd);
+    }
 }
 
 void writer_abort(struct sink *failed, const char *why,
@@ -393,7 +449,7 @@ void writer_abort(struct sink *failed, const char *why,
     fprintf(stderr, "qtrace: %s=%s: %s\n", failed->ops->kind,
             failed->target ? failed->target : "?", why);
     failed->failed = true;
-    fmt_end(end, sizeof(end), exit_reason);
+    fmt_end(end, sizeof(end), exit_reason, count_failed());
     for (i = 0; i < w.n_sinks; i++) {
         struct sink *s = w.sinks[i];
 
@@ -401,6 +457,7 @@ void writer_abort(struct sink *failed, const char *why,
             s->ops->close(s, end);
         }
     }
+    write_status(exit_reason, count_failed());
     /*
      * vCPU threads are running guest code: exit() would run QEMU's
      * atexit handlers under their feet. The trace files are closed.
@@ -411,7 +468,7 @@ void writer_abort(struct sink *failed, const char *why,
 void writer_stop(const char *exit_reason)
 {
     char end[1024];
-    size_t i;
+    size_t i, failed = 0;
 
     if (!w.started) {
         return;
@@ -427,14 +484,17 @@ void writer_stop(const char *exit_reason)
     writer_main(NULL);
     w.started = false;
 
-    fmt_end(end, sizeof(end), exit_reason);
+    fmt_end(end, sizeof(end), exit_reason, count_failed());
     for (i = 0; i < w.n_sinks; i++) {
         struct sink *s = w.sinks[i];
 
         /* Gone from the table: a writer_abort from close skips it. */
         w.sinks[i] = NULL;
         s->ops->close(s, end);
+        failed += s->failed;
         s->ops->free(s);
     }
     w.n_sinks = 0;
+    /* Counted after closing: writing an END may fail too. */
+    write_status(exit_reason, failed);
 }

@@ -22,6 +22,13 @@ struct writer_cfg {
     size_t buffer_bytes;        /* all chunks together (soft: see .c) */
 };
 
+/*
+ * At the trace's end (writer_stop, writer_abort), also write the END text
+ * to path, for a caller that cannot read the trace (a device, a failed
+ * sink). path must outlive the writer; NULL: none. Install time only.
+ */
+void writer_set_status_file(const char *path);
+
 /* Start the thread with the given sinks (owned by the writer from now). */
 int writer_start(const struct writer_cfg *cfg, struct sink **sinks,
                  size_t n_sinks, struct qtrace_err *err);

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # lossy=on with a sink that cannot keep up (a FIFO drained slowly): the
 # guest of ARCH runs to its normal end, whole chunks are dropped and
-# counted (lost records in the stream, lost= in the END chunk), the trace
+# counted (lost records in the stream, lost= in the END chunk, record's
+# status 1 and the count in its message), the trace
 # still expands cleanly, and every record it keeps (blocks, accesses,
 # function entries and exits) is one the lossless recording of the same
 # run has, at the same time.
@@ -29,8 +30,8 @@ mkfifo "$WORK/fifo"
 ) &
 drain=$!
 env -i "$QTRACE" record -e "$EVENTS" -O lossy=on -O chunk=64k \
-    -O buffer=128k -o "$WORK/fifo" -- "$GUEST" > /dev/null 2>&1
-check_eq "lossy run status" 0 "$?"
+    -O buffer=128k -o "$WORK/fifo" -- "$GUEST" > /dev/null 2> "$WORK/err"
+check_eq "lossy run status (records were lost)" 1 "$?"
 wait "$drain"
 
 "$QTRACE" info "$WORK/lossy.qtr" > "$WORK/info"
@@ -38,6 +39,9 @@ check_grep "trace complete" '^end: *complete' "$WORK/info"
 lost=$(sed -n 's/^lost: *//p' "$WORK/info")
 [ "${lost:-0}" -gt 0 ] && pass "END counts $lost lost records" ||
     fail "no records lost (lost: ${lost:-none}): the sink kept up"
+check_eq "record says how many were lost" \
+    "qtrace record: $WORK/fifo: $lost records lost" \
+    "$(grep 'records lost' "$WORK/err")"
 check_grep "lost records in the stream" '^  lost +[1-9]' "$WORK/info"
 
 DUMP_EV='exec_tb,mem_access,func_*'
