@@ -91,7 +91,11 @@ int record_verdict_status(const char *out, const struct record_verdict *v,
         cli_error("record", "%s: %" PRIu64 " records lost", out, v->lost);
         bad = true;
     }
-    if (v->failed_outputs > 0) {
+    /*
+     * The plugin said why an output failed; a failing guest's status
+     * already fails the run, and a second line would repeat the first.
+     */
+    if (v->failed_outputs > 0 && guest_status == 0) {
         cli_error("record", "%s: the trace is incomplete (%" PRIu64
                   " plugin output%s failed, see above)", out,
                   v->failed_outputs, v->failed_outputs > 1 ? "s" : "");

@@ -37,9 +37,9 @@ void record_verdict_remove(const char *path);
 
 /*
  * The exit status of record: the guest's status when it is not 0 (then
- * nothing is added unless records were lost or an output failed), else
- * 1 when the recording lost anything or the plugin left no totals. Each
- * problem is said in one line: "qtrace record: OUT: N records lost",
+ * only lost records are said), else 1 when the recording lost anything
+ * or the plugin left no totals. Each problem is said in one line:
+ * "qtrace record: OUT: N records lost",
  * "qtrace record: OUT: the trace is incomplete (N plugin outputs
  * failed, see above)", "qtrace record: OUT: the plugin did not finish
  * the trace".
