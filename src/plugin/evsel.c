@@ -51,6 +51,7 @@ static int apply_pattern(struct evsel *sel, const char *pat, bool *first,
     for (id = 1; id <= sel->cat->n_events && id < QTRACE_MAX_EVENTS; id++) {
         if (fnmatch(pat, sel->cat->events[id].name, 0) == 0) {
             sel->on[id] = enable;
+            sel->removed[id] = !enable;
             matched++;
         }
     }
@@ -109,18 +110,53 @@ static int apply_file(struct evsel *sel, const char *path, bool *first,
     return ret;
 }
 
+/* The id of the event called name, or 0 when the catalog has none. */
+static unsigned int find_id(const struct evsel *sel, const char *name)
+{
+    unsigned int id;
+
+    for (id = 1; id <= sel->cat->n_events && id < QTRACE_MAX_EVENTS; id++) {
+        if (strcmp(sel->cat->events[id].name, name) == 0) {
+            return id;
+        }
+    }
+    return 0;
+}
+
+/*
+ * Function addresses mean little without the images they fall in: a
+ * trace of calls without image_map shows every name in hex. So function
+ * events bring image_map, unless the user removed it by name.
+ */
+static void apply_implied(struct evsel *sel)
+{
+    unsigned int entry = find_id(sel, "func_entry");
+    unsigned int exit = find_id(sel, "func_exit");
+    unsigned int map = find_id(sel, "image_map");
+
+    if (map && !sel->removed[map] &&
+        ((entry && sel->on[entry]) || (exit && sel->on[exit]))) {
+        sel->on[map] = true;
+    }
+}
+
 int evsel_parse(struct evsel *sel, const char *spec, struct qtrace_err *err)
 {
     bool first = true;
+    int ret;
 
     if (spec[0] == '@') {
-        return apply_file(sel, spec + 1, &first, err);
-    }
-    if (strspn(spec, ",; \t") == strlen(spec)) {
+        ret = apply_file(sel, spec + 1, &first, err);
+    } else if (strspn(spec, ",; \t") == strlen(spec)) {
         qtrace_err_set(err, "no pattern given");
         return -EINVAL;
+    } else {
+        ret = apply_list(sel, spec, &first, err);
     }
-    return apply_list(sel, spec, &first, err);
+    if (ret == 0) {
+        apply_implied(sel);
+    }
+    return ret;
 }
 
 void evsel_fmt(const struct evsel *sel, char *buf, size_t len)

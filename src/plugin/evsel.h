@@ -15,6 +15,7 @@
 struct evsel {
     const struct qtrace_catalog *cat;   /* not owned */
     bool on[QTRACE_MAX_EVENTS];         /* indexed by event id */
+    bool removed[QTRACE_MAX_EVENTS];    /* named by a '-' pattern */
 };
 
 /* Start from the catalog's defaults (every event not marked disable). */
@@ -24,7 +25,9 @@ void evsel_init(struct evsel *sel, const struct qtrace_catalog *cat);
  * Apply a selection: glob patterns separated by ',' or ';', a leading '-'
  * disables, applied left to right. If the first pattern enables, the
  * selection starts empty; if it disables, it starts from the defaults.
- * "@FILE" reads patterns from FILE, one per line, '#' comments. Returns 0,
+ * "@FILE" reads patterns from FILE, one per line, '#' comments. Function
+ * events (func_entry or func_exit) bring image_map along, which names
+ * their addresses, unless a '-' pattern removed image_map. Returns 0,
  * or -EINVAL/-errno with err naming the pattern ("mem_acess: no event
  * matches") or the file line.
  */

@@ -21,9 +21,15 @@ static const char catalog_text[] =
     "exec_tb(uint64_t pc) \"pc 0x%\" PRIx64\n"
     "disable exec_insn(uint64_t pc) \"pc 0x%\" PRIx64\n"
     "disable mem_access(uint64_t vaddr) \"vaddr 0x%\" PRIx64\n"
-    "disable mem_phys(uint64_t paddr) \"paddr 0x%\" PRIx64\n";
+    "disable mem_phys(uint64_t paddr) \"paddr 0x%\" PRIx64\n"
+    "disable func_entry(uint64_t pc) \"pc 0x%\" PRIx64\n"
+    "disable func_exit(uint64_t pc) \"pc 0x%\" PRIx64\n"
+    "disable image_map(uint64_t start) \"start 0x%\" PRIx64\n";
 
-enum { VCPU_INIT = 1, EXEC_TB, EXEC_INSN, MEM_ACCESS, MEM_PHYS };
+enum {
+    VCPU_INIT = 1, EXEC_TB, EXEC_INSN, MEM_ACCESS, MEM_PHYS, FUNC_ENTRY,
+    FUNC_EXIT, IMAGE_MAP
+};
 
 struct fixture {
     struct qtrace_catalog cat;
@@ -193,6 +199,26 @@ static void test_evsel_fmt_lists_enabled_names(void **state)
     assert_string_equal(buf, "exec_tb,exec_insn");
 }
 
+static void test_evsel_func_events_bring_image_map(void **state)
+{
+    struct fixture *fx = *state;
+
+    assert_int_equal(evsel_parse(&fx->sel, "func_*", &fx->err), 0);
+    assert_true(evsel_is_enabled(&fx->sel, FUNC_ENTRY));
+    assert_true(evsel_is_enabled(&fx->sel, IMAGE_MAP));
+    assert_false(evsel_is_enabled(&fx->sel, EXEC_TB));
+}
+
+static void test_evsel_minus_image_map_stays_removed(void **state)
+{
+    struct fixture *fx = *state;
+
+    assert_int_equal(evsel_parse(&fx->sel, "func_exit,-image_map",
+                                 &fx->err), 0);
+    assert_true(evsel_is_enabled(&fx->sel, FUNC_EXIT));
+    assert_false(evsel_is_enabled(&fx->sel, IMAGE_MAP));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -221,6 +247,10 @@ int main(void)
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(test_evsel_fmt_lists_enabled_names,
                                         setup, teardown),
+        cmocka_unit_test_setup_teardown(
+            test_evsel_func_events_bring_image_map, setup, teardown),
+        cmocka_unit_test_setup_teardown(
+            test_evsel_minus_image_map_stays_removed, setup, teardown),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
