@@ -160,7 +160,7 @@ static bool decode_arm(const uint8_t *p, size_t avail, size_t before,
                UINT64_C(0xffffffff);
     out->start = addr;
     out->size = 12;
-    if (before >= 4 && le32(p - 4) == 0x46c04778u) {
+    if (before >= 4 && (le32(p - 4) & 0xffffu) == 0x4778u) {
         out->start -= 4;            /* Thumb callers enter by bx pc */
         out->size += 4;
     }

@@ -1,0 +1,97 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# PLT stubs named after the GOT slot they jump through, against binutils.
+# For Debian's own files of ARCH (on x86_64 ls, gzip and libc.so.6; else
+# the cross libc.so.6 and libm.so.6), every stub that objdump -d names
+# must carry the same name in qtrace's symbols (symlist); a stub objdump
+# calls "*ABS*+0xT@plt" (an IRELATIVE slot) must be named after an IFUNC
+# symbol nm -D shows at T. On x86_64, ls then runs under QEMU: every
+# function entered in libc's PLT is named as objdump names that stub
+# (relocation order would call memchr's stub _dl_allocate_tls@plt).
+ARCH=$1
+. "$(dirname "$0")/lib.sh"
+
+case $ARCH in
+x86_64) BU=; files="/usr/bin/ls /usr/bin/gzip" ;;
+arm) BU=arm-linux-gnueabihf-; files= ;;
+*) BU=$ARCH-linux-gnu-; files= ;;
+esac
+command -v "${BU}objdump" >/dev/null 2>&1 ||
+    skip "${BU}objdump not installed (binutils for $ARCH)"
+if [ "$ARCH" = x86_64 ]; then
+    libc=$(readlink -f "$(ldd /usr/bin/ls | awk '$1 == "libc.so.6" { print $3 }')")
+    files="$files $libc"
+else
+    dir=/usr/${BU%-}/lib
+    [ -r "$dir/libc.so.6" ] || skip "$dir/libc.so.6 absent (cross libc)"
+    files="$dir/libc.so.6 $dir/libm.so.6"
+fi
+
+# expected FILE: "0xADDR NAME@plt" per stub objdump names, IRELATIVE
+# stubs by the IFUNC symbols at their resolver ("A|B" when several).
+expected() {
+    "${BU}nm" -D --defined-only "$1" | awk '$2 == "i" { print $1, $3 }' \
+        > "$WORK/ifuncs"
+    "${BU}objdump" -d "$1" |
+        sed -n 's/^0*\([0-9a-f]*\) <\(.*@plt\)>:$/\1 \2/p' |
+        awk -v ifuncs="$WORK/ifuncs" '
+            BEGIN { while ((getline l < ifuncs) > 0) {
+                        split(l, f, " "); sub(/^0+/, "", f[1]); sub(/@.*/, "", f[2])
+                        i[f[1]] = (f[1] in i) ? i[f[1]] "|" f[2] "@plt" : f[2] "@plt" } }
+            { name = $2
+              if (name ~ /^\*ABS\*\+0x/) {
+                  t = substr(name, 9); sub(/@plt$/, "", t)
+                  if (t in i) name = i[t] }
+              print "0x" $1, name }'
+}
+
+for f in $files; do
+    b=$(basename "$f")
+    expected "$f" > "$WORK/$b.want"
+    "$SYMLIST" "$f" | awk '{ print $1, $3 }' > "$WORK/$b.got"
+    bad=$(awk -v got="$WORK/$b.got" '
+            BEGIN { while ((getline l < got) > 0) { split(l, f, " "); g[f[1]] = f[2] } }
+            { n = split($2, alt, "|"); ok = 0
+              for (k = 1; k <= n; k++) ok = ok || g[$1] == alt[k]
+              if (!ok) { print $1, "want", $2, "got", g[$1]; exit } }' \
+          "$WORK/$b.want")
+    n=$(wc -l < "$WORK/$b.want")
+    if [ "$n" -gt 0 ] && [ -z "$bad" ]; then
+        pass "$b: the $n PLT stubs objdump names"
+    else
+        fail "$b: PLT stubs ($n from objdump): ${bad:-none found}"
+    fi
+done
+
+if [ "$ARCH" = x86_64 ] && command -v qemu-x86_64 >/dev/null 2>&1; then
+    T="$WORK/ls.qtr"
+    "$QTRACE" record -e 'func_*' -o "$T" -- /usr/bin/ls / > /dev/null
+    bias=$("$QTRACE" dump -e image_map "$T" |
+           awk -v p="$libc" '$11 == p && $9 == "0x0" { print $5; exit }')
+    plt=$(readelf -SW "$libc" | awk '$2 == ".plt" { print $4, $6 }')
+    # Entered stubs of libc's PLT: "0xELF-ADDR NAME", from the dump.
+    "$QTRACE" dump -e func_entry "$T" |
+        awk -v b="$((bias))" -v lo="$((0x${plt% *}))" \
+            -v n="$((0x${plt#* }))" '
+            function hex(s,  v, k) {
+                v = 0
+                for (k = 3; k <= length(s); k++)
+                    v = v * 16 + index("0123456789abcdef", substr(s, k, 1)) - 1
+                return v }
+            { pc = hex($5) - b
+              if (pc >= lo && pc < lo + n) printf "0x%x %s\n", pc, $NF }' |
+        sort -u > "$WORK/entered"
+    bad=$(awk -v want="$WORK/$(basename "$libc").want" '
+            BEGIN { while ((getline l < want) > 0) { split(l, f, " "); w[f[1]] = f[2] } }
+            { n = split(w[$1], alt, "|"); ok = 0
+              for (k = 1; k <= n; k++) ok = ok || $2 == alt[k]
+              if (!ok) { print $1, "want", w[$1], "got", $2; exit } }' \
+          "$WORK/entered")
+    n=$(wc -l < "$WORK/entered")
+    if [ "$n" -gt 0 ] && [ -z "$bad" ]; then
+        pass "ls under QEMU: the $n libc PLT stubs entered named as objdump does"
+    else
+        fail "ls under QEMU: libc PLT stubs entered ($n): ${bad:-none}"
+    fi
+fi
+finish
