@@ -343,6 +343,7 @@ static int read_segments(Elf *elf, struct elf_file *f)
         sg = &f->segs[f->n_segs++];
         sg->offset = ph.p_offset;
         sg->vaddr = ph.p_vaddr;
+        sg->filesz = ph.p_filesz;
         sg->memsz = ph.p_memsz;
         sg->exec = (ph.p_flags & PF_X) != 0;
         if (f->n_segs == 1 || ph.p_vaddr < f->lo) {
@@ -431,25 +432,51 @@ void elf_file_fini(struct elf_file *f)
     memset(f, 0, sizeof(*f));
 }
 
-uint64_t elf_file_bias(const struct elf_file *f, uint64_t start,
-                       uint64_t offset)
+/* How well segment sg explains offset mapped at [start, end) by bias. */
+static int bias_score(const struct elf_segment *sg, uint64_t start,
+                      uint64_t end, uint64_t offset, uint64_t bias)
 {
-    const struct elf_segment *best = NULL;
+    uint64_t top = (sg->vaddr + sg->memsz + MIN_PAGE - 1) &
+                   ~(uint64_t)(MIN_PAGE - 1);
+    bool fits = end - bias <= top && start - bias >= (sg->vaddr &
+                ~(uint64_t)(MIN_PAGE - 1));
+    bool holds = sg->offset <= offset && offset < sg->offset + sg->filesz;
+
+    return 2 * fits + holds;
+}
+
+uint64_t elf_file_bias(const struct elf_file *f, uint64_t start,
+                       uint64_t end, uint64_t offset,
+                       const uint64_t *known)
+{
+    uint64_t best_bias = 0;
+    int best = -1;
     size_t i;
 
     for (i = 0; i < f->n_segs; i++) {
         const struct elf_segment *sg = &f->segs[i];
+        /* The segment maps file offset o at vaddr + (o - p_offset). */
+        uint64_t bias = start - (sg->vaddr - sg->offset + offset);
+        int score;
 
-        if ((sg->offset & ~(uint64_t)(MIN_PAGE - 1)) <= offset &&
-            (!best || sg->offset >= best->offset)) {
-            best = sg;
+        if ((sg->offset & ~(uint64_t)(MIN_PAGE - 1)) > offset ||
+            offset >= sg->offset + (sg->filesz ? sg->filesz : 1) +
+                      MIN_PAGE) {
+            continue;
+        }
+        if (known && bias == *known) {
+            return bias;
+        }
+        score = bias_score(sg, start, end, offset, bias);
+        if (score > best) {
+            best = score;
+            best_bias = bias;
         }
     }
-    if (!best) {
+    if (best < 0) {
         return f->dynamic ? start - f->lo : 0;
     }
-    /* The segment maps file offset o at vaddr + (o - p_offset). */
-    return start - (best->vaddr - best->offset + offset);
+    return best_bias;
 }
 
 uint64_t elf_file_exec_lo(const struct elf_file *f)
