@@ -7,10 +7,16 @@
 #ifndef QTRACE_CLI_REPORT_H
 #define QTRACE_CLI_REPORT_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "qtrace/err.h"
 #include "qtrace/reader.h"
+
+/* Options of `qtrace report` that sections read. */
+struct report_flags {
+    bool keep_plt;                  /* --keep-plt: "name@plt" apart */
+};
 
 struct report_section {
     const char *option;             /* long option, e.g. "syscalls" */
@@ -20,7 +26,8 @@ struct report_section {
      * Returns 0, or -errno with err filled (a trace that stops early
      * still prints what was read, then returns the error).
      */
-    int (*run)(struct qtrace_reader *rd, FILE *out, struct qtrace_err *err);
+    int (*run)(struct qtrace_reader *rd, const struct report_flags *flags,
+               FILE *out, struct qtrace_err *err);
 };
 
 #endif /* QTRACE_CLI_REPORT_H */

@@ -333,6 +333,22 @@ const char *qtrace_symbols_lookup(const struct qtrace_symbols *s,
     return syms[lo - 1].name;
 }
 
+const char *qtrace_symbols_module(const struct qtrace_symbols *s,
+                                  uint64_t addr, uint64_t *elf_addr)
+{
+    const struct mapping *m = s ? find_map(s, addr) : NULL;
+    const char *slash;
+
+    if (!m || !m->file->ok) {
+        return NULL;
+    }
+    if (elf_addr) {
+        *elf_addr = addr - m->bias;
+    }
+    slash = strrchr(m->file->path, '/');
+    return slash ? slash + 1 : m->file->path;
+}
+
 size_t qtrace_symbols_n_images(const struct qtrace_symbols *s)
 {
     return s ? s->n_maps : 0;
