@@ -37,7 +37,9 @@ expected() {
         awk -v ifuncs="$WORK/ifuncs" '
             BEGIN { while ((getline l < ifuncs) > 0) {
                         split(l, f, " "); sub(/^0+/, "", f[1]); sub(/@.*/, "", f[2])
-                        i[f[1]] = (f[1] in i) ? i[f[1]] "|" f[2] "@plt" : f[2] "@plt" } }
+                        alts = f[2] "@plt"
+                        if (f[1] in i) alts = i[f[1]] "|" alts
+                        i[f[1]] = alts } }
             { name = $2
               if (name ~ /^\*ABS\*\+0x/) {
                   t = substr(name, 9); sub(/@plt$/, "", t)
@@ -65,7 +67,7 @@ done
 
 if [ "$ARCH" = x86_64 ] && command -v qemu-x86_64 >/dev/null 2>&1; then
     T="$WORK/ls.qtr"
-    "$QTRACE" record -e 'func_*' -o "$T" -- /usr/bin/ls / > /dev/null
+    "$QTRACE" record -e 'func_*,image_map' -o "$T" -- /usr/bin/ls / > /dev/null
     bias=$("$QTRACE" dump -e image_map "$T" |
            awk -v p="$libc" '$11 == p && $9 == "0x0" { print $5; exit }')
     plt=$(readelf -SW "$libc" | awk '$2 == ".plt" { print $4, $6 }')

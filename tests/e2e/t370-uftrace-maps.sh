@@ -14,7 +14,8 @@ unset DEBUGINFOD_URLS
 check_maps() {
     "$QTRACE" dump -e image_map "$2" |
         awk '$9 == "0x0" && !seen[$11]++ { print $11, $5 }' > "$WORK/bases"
-    awk '$6 != "[stack]" { print $6 }' "$3/sid-0.map" | sort | uniq -d \
+    awk '$6 != "[stack]" { sub(/#[0-9]+$/, "", $6); print $6 }' \
+        "$3/sid-0.map" | sort | uniq -d \
         > "$WORK/dups"
     check_eq "$1: modules listed twice in sid-0.map" "" \
         "$(tr '\n' ' ' < "$WORK/dups")"
@@ -30,7 +31,7 @@ check_maps() {
 }
 
 T="$WORK/guest.qtr"
-"$QTRACE" record -e 'func_*' -o "$T" -- "$GUEST" > /dev/null
+"$QTRACE" record -e 'func_*,image_map' -o "$T" -- "$GUEST" > /dev/null
 "$QTRACE" convert --to uftrace "$T" "$WORK/g"
 check_maps calls-dyn "$T" "$WORK/g"
 uftrace replay -d "$WORK/g" > "$WORK/g.replay" 2>&1
@@ -40,7 +41,7 @@ check_grep "uftrace replay shows fact under main" "\| +fact\(\)" \
 
 if [ -x /usr/bin/ls ]; then
     T="$WORK/ls.qtr"
-    "$QTRACE" record -e 'func_*' -o "$T" -- /usr/bin/ls / > /dev/null
+    "$QTRACE" record -e 'func_*,image_map' -o "$T" -- /usr/bin/ls / > /dev/null
     "$QTRACE" convert --to uftrace "$T" "$WORK/l"
     check_maps ls "$T" "$WORK/l"
     uftrace replay -d "$WORK/l" > "$WORK/l.replay" 2>&1
