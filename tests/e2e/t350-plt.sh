@@ -1,11 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # PLT stubs named after the GOT slot they jump through, against binutils.
-# For Debian's own files of ARCH (on x86_64 ls, gzip and libc.so.6; else
-# the cross libc.so.6 and libm.so.6), every stub that objdump -d names
-# must carry the same name in qtrace's symbols (symlist); a stub objdump
-# calls "*ABS*+0xT@plt" (an IRELATIVE slot) must be named after an IFUNC
-# symbol nm -D shows at T. On x86_64, ls then runs under QEMU: every
+# For Debian's own files of ARCH (on x86_64 ls, gzip and libc.so.6, and a
+# program linked here with -z ibtplt; else the cross libc.so.6 and
+# libm.so.6), every stub that objdump -d names must carry the same name in
+# qtrace's symbols (symlist); a stub objdump calls "*ABS*+0xT@plt" (an
+# IRELATIVE slot) must be named after an IFUNC symbol nm -D shows at T. On x86_64, ls then runs under QEMU: every
 # function entered in libc's PLT is named as objdump names that stub
 # (relocation order would call memchr's stub _dl_allocate_tls@plt).
 ARCH=$1
@@ -21,6 +21,13 @@ command -v "${BU}objdump" >/dev/null 2>&1 ||
 if [ "$ARCH" = x86_64 ]; then
     libc=$(readlink -f "$(ldd /usr/bin/ls | awk '$1 == "libc.so.6" { print $3 }')")
     files="$files $libc"
+    # An IBT layout: endbr64 stubs in .plt.sec and .plt.got.
+    printf '#include <stdio.h>\nint main(void) { printf("%%d\\n", 1); return 0; }\n' \
+        > "$WORK/ibt.c"
+    if gcc -O1 -fcf-protection=full -Wl,-z,ibtplt -o "$WORK/ibt" \
+           "$WORK/ibt.c" 2>/dev/null; then
+        files="$files $WORK/ibt"
+    fi
 else
     dir=/usr/${BU%-}/lib
     [ -r "$dir/libc.so.6" ] || skip "$dir/libc.so.6 absent (cross libc)"
