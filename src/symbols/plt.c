@@ -392,7 +392,9 @@ static int scan_section(Elf_Scn *scn, const GElf_Shdr *sh,
         return 0;
     }
     if (!step) {
-        step = sh->sh_entsize ? sh->sh_entsize : 16;
+        /* x86_64: 16-byte entries say so; a static program's .plt of
+         * IRELATIVE stubs (jmp; xchg %ax,%ax) has 8 and says nothing. */
+        step = sh->sh_entsize ? sh->sh_entsize : 8;
     }
     for (off = 0; off < d->d_size; off += step) {
         struct stub st = { 0, step, 0 };

@@ -72,6 +72,35 @@ for f in $files; do
     fi
 done
 
+# A static x86_64 program's .plt of IRELATIVE stubs, which objdump leaves
+# unnamed: each stub (the slot from objdump's "jmp *...(%rip) # SLOT")
+# must be named after an IFUNC symbol nm shows at the addend readelf
+# gives that slot's relocation.
+static=$GUESTS/calls-$ARCH
+if [ "$ARCH" = x86_64 ] && [ -x "$static" ]; then
+    objdump -d -j .plt "$static" |
+        awk '/jmp +\*.*\(%rip\) +# / { a = $1; sub(":", "", a)
+                 for (k = 1; k <= NF; k++) if ($k == "#") s = $(k + 1)
+                 print a, s }' > "$WORK/stubs"
+    readelf -rW "$static" | awk '$3 ~ /IRELATIV/ { print $1, $4 }' \
+        > "$WORK/irel"
+    nm "$static" | awk '$2 == "i" { print $1, $3 }' > "$WORK/ifuncs"
+    "$SYMLIST" "$static" | awk '{ print $1, $3 }' > "$WORK/static.got"
+    bad=$(awk -v irel="$WORK/irel" -v ifn="$WORK/ifuncs" \
+              -v got="$WORK/static.got" '
+            function norm(x) { sub(/^0x/, "", x); sub(/^0+/, "", x); return x }
+            BEGIN { while ((getline l < irel) > 0) { split(l, f, " "); t[norm(f[1])] = norm(f[2]) }
+                    while ((getline l < ifn) > 0) { split(l, f, " "); i[norm(f[1]) " " f[2] "@plt"] = 1 }
+                    while ((getline l < got) > 0) { split(l, f, " "); g[norm(f[1])] = f[2] } }
+            { stub = norm($1); slot = norm($2)
+              if (!(slot in t)) next
+              n++
+              if (!((t[slot] " " g[stub]) in i)) { print stub, "got", g[stub]; exit } }
+            END { if (!n) print "no IRELATIVE stub" }' "$WORK/stubs")
+    check_eq "static calls-$ARCH: IRELATIVE stubs named after their IFUNC" \
+        "" "$bad"
+fi
+
 if [ "$ARCH" = x86_64 ] && command -v qemu-x86_64 >/dev/null 2>&1; then
     T="$WORK/ls.qtr"
     "$QTRACE" record -e 'func_*,image_map' -o "$T" -- /usr/bin/ls / > /dev/null
