@@ -83,6 +83,16 @@ int qtrace_symbols_add_program(struct qtrace_symbols *s, const char *path,
 const char *qtrace_symbols_lookup(const struct qtrace_symbols *s,
                                   uint64_t addr, uint64_t *offset);
 
+/*
+ * The image holding the run-time address addr, for addresses no symbol
+ * covers: the base name of its file ("libc.so.6"), and in *elf_addr
+ * (may be NULL) addr's ELF address (addr minus the load bias: what
+ * objdump and addr2line show for it). NULL when no image holds addr or
+ * its file could not be read. The name belongs to the table.
+ */
+const char *qtrace_symbols_module(const struct qtrace_symbols *s,
+                                  uint64_t addr, uint64_t *elf_addr);
+
 /* Images, sorted by start address. */
 size_t qtrace_symbols_n_images(const struct qtrace_symbols *s);
 /* Image i (< n_images) into *out; pointers belong to the table. */
@@ -112,8 +122,11 @@ int qtrace_symbols_load_trace(struct qtrace_symbols *s,
  * symbols ($x, $d, $a, $t...) and local .L labels are dropped. At one
  * address one name wins: a function over a label, then the fewest
  * leading underscores (calloc over __calloc), then global over weak over
- * local. Lazy-binding PLT stubs get "name@plt" (the size of the PLT must
- * match the GNU linkers' layout for the machine). A symbol of size 0
+ * local. A file without a symbol table (stripped) takes the one of its
+ * separate debug file, found by libdw's standard search (build-id, then
+ * .gnu_debuglink; QTRACE_DEBUGINFO_PATH replaces its path). PLT stubs
+ * get "name@plt" after the relocation of the GOT slot they jump through
+ * (see src/symbols/plt.c). A symbol of size 0
  * covers up to the next symbol or the end of its section (or of the sized
  * function it sits in); a sized symbol ends at the next symbol if that
  * comes first.

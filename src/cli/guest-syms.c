@@ -53,7 +53,15 @@ const char *guest_syms_fmt(const struct qtrace_symbols *s, uint64_t addr,
     char *p = buf;
 
     if (!name) {
-        p = put_hex(p, end, addr);
+        const char *module = qtrace_symbols_module(s, addr, &off);
+
+        if (module) {
+            p = put(p, end, module, strlen(module));
+            p = put(p, end, "+", 1);
+            p = put_hex(p, end, off);
+        } else {
+            p = put_hex(p, end, addr);
+        }
     } else {
         p = put(p, end, name, strlen(name));
         if (off || with_off) {
@@ -62,5 +70,19 @@ const char *guest_syms_fmt(const struct qtrace_symbols *s, uint64_t addr,
         }
     }
     *p = '\0';
+    return buf;
+}
+
+const char *guest_syms_fn_name(const struct qtrace_symbols *s,
+                               uint64_t addr, bool keep_plt, char *buf,
+                               size_t len)
+{
+    static const char plt[] = "@plt";
+    size_t n = strlen(guest_syms_fmt(s, addr, false, buf, len));
+
+    if (!keep_plt && n > sizeof(plt) - 1 &&
+        strcmp(buf + n - (sizeof(plt) - 1), plt) == 0) {
+        buf[n - (sizeof(plt) - 1)] = '\0';
+    }
     return buf;
 }

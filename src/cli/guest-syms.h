@@ -24,10 +24,20 @@ struct qtrace_symbols *guest_syms_load(struct qtrace_reader *rd,
 
 /*
  * addr as text into buf: "name" when addr is a symbol's start, else
- * "name+0xOFF" ("name+0x0" too when with_off), or "0xADDR" when no
- * symbol holds it. Returns buf.
+ * "name+0xOFF" ("name+0x0" too when with_off); "module+0xELFADDR" when
+ * no symbol but an image holds it ("gzip+0x4290"), or "0xADDR" when
+ * nothing does. Returns buf.
  */
 const char *guest_syms_fmt(const struct qtrace_symbols *s, uint64_t addr,
                            bool with_off, char *buf, size_t len);
+
+/*
+ * The name of the function entered at addr, as guest_syms_fmt() gives
+ * it, with a PLT stub's "name@plt" shown as "name" unless keep_plt (a
+ * call through the PLT and a direct call reach the same function).
+ */
+const char *guest_syms_fn_name(const struct qtrace_symbols *s,
+                               uint64_t addr, bool keep_plt, char *buf,
+                               size_t len);
 
 #endif /* QTRACE_CLI_GUEST_SYMS_H */

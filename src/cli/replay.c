@@ -31,6 +31,7 @@ struct replay_opts {
     const char *notrace[MAX_PATTERNS];  /* -N: hide these subtrees */
     size_t n_notrace;
     uint32_t max_depth;             /* -D: 0 = no limit */
+    bool keep_plt;                  /* --keep-plt: show "name@plt" */
 };
 
 /* What replay decided about one open frame. */
@@ -39,8 +40,7 @@ struct frame_view {
     bool inside;                    /* at or under a -F function */
     uint32_t base;                  /* depth of the outermost -F frame */
     bool shown;
-    const char *sym;                /* its symbol (table's), NULL: none */
-    uint64_t off;                   /* entry address - symbol start */
+    char name[256];                 /* its function, see guest_syms_fmt */
 };
 
 /* One vCPU stream. */
@@ -67,7 +67,8 @@ struct replay {
 };
 
 static const char usage[] =
-    "usage: qtrace replay [-F NAME]... [-N NAME]... [-D N] FILE\n"
+    "usage: qtrace replay [-F NAME]... [-N NAME]... [-D N] [--keep-plt] "
+    "FILE\n"
     "\n"
     "Print the guest's call tree from the func_entry and func_exit\n"
     "records of the trace FILE, like 'uftrace replay': one line per\n"
@@ -80,12 +81,17 @@ static const char usage[] =
     "  -N, --notrace=NAME  hide the calls of NAME and what they call\n"
     "                      (glob; repeatable)\n"
     "  -D, --depth=N       only N levels of calls (below -F functions)\n"
+    "      --keep-plt      show a call through a PLT stub as name@plt\n"
+    "                      (default: as the function's name)\n"
     "  -h, --help          print this help and exit\n";
+
+enum { OPT_KEEP_PLT = 256 };
 
 static const struct option long_opts[] = {
     { "filter", required_argument, NULL, 'F' },
     { "notrace", required_argument, NULL, 'N' },
     { "depth", required_argument, NULL, 'D' },
+    { "keep-plt", no_argument, NULL, OPT_KEEP_PLT },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
 };
@@ -132,6 +138,9 @@ static int parse_opts(int argc, char **argv, struct replay_opts *opts)
             break;
         case 'D':
             ret = parse_depth(optarg, &opts->max_depth);
+            break;
+        case OPT_KEEP_PLT:
+            opts->keep_plt = true;
             break;
         case 'h':
             fputs(usage, stdout);
@@ -203,34 +212,17 @@ static uint32_t indent_of(const struct frame_view *v, uint32_t depth)
     return depth - 1 - v->base;
 }
 
-/* A frame's function as text, from the symbol found at its entry. */
-static const char *frame_name(const struct frame_view *v,
-                              const struct qtrace_frame *f, char *buf,
-                              size_t len)
-{
-    if (!v->sym) {
-        snprintf(buf, len, "0x%" PRIx64, f->pc);
-    } else if (v->off) {
-        snprintf(buf, len, "%s+0x%" PRIx64, v->sym, v->off);
-    } else {
-        return v->sym;
-    }
-    return buf;
-}
-
 /* The shown frame waiting for its first child gets its "name() {" line. */
 static void flush_pending(struct rstream *st)
 {
     const struct frame_view *v;
-    char buf[320];
 
     if (st->pending < 1) {
         return;
     }
     v = &st->views[st->pending - 1];
-    print_line(st, "", indent_of(v, (uint32_t)st->pending),
-               frame_name(v, &st->cs.frames[st->pending - 1], buf,
-                          sizeof(buf)), "() {");
+    print_line(st, "", indent_of(v, (uint32_t)st->pending), v->name,
+               "() {");
     st->pending = -1;
 }
 
@@ -258,7 +250,6 @@ static void on_enter(void *arg, const struct qtrace_frame *f, uint32_t depth)
     struct replay *r = arg;
     struct rstream *st = r->cur;
     struct frame_view *v;
-    char buf[320];
 
     if (depth > st->cap_views) {
         uint32_t cap = st->cap_views ? 2 * st->cap_views : 64;
@@ -273,10 +264,10 @@ static void on_enter(void *arg, const struct qtrace_frame *f, uint32_t depth)
     }
     /* One lookup per frame: its lines reuse it. */
     v = &st->views[depth - 1];
-    v->off = 0;
-    v->sym = qtrace_symbols_lookup(r->syms, f->pc, &v->off);
-    view_frame(r, v, depth > 1 ? &st->views[depth - 2] : NULL,
-               frame_name(v, f, buf, sizeof(buf)), depth);
+    guest_syms_fn_name(r->syms, f->pc, r->opts->keep_plt, v->name,
+                       sizeof(v->name));
+    view_frame(r, v, depth > 1 ? &st->views[depth - 2] : NULL, v->name,
+               depth);
     if (v->shown) {
         /* The header waits for a first line: an empty tree has none. */
         if (r->n_shown++ == 0) {
@@ -293,14 +284,14 @@ static void on_leave(void *arg, const struct qtrace_frame *f, uint32_t depth,
     struct replay *r = arg;
     struct rstream *st = r->cur;
     const struct frame_view *v = &st->views[depth - 1];
-    char buf[320], text[340], dur[32];
+    char text[300], dur[32];
     const char *name;
 
     (void)forced;
     if (depth > st->cap_views || !v->shown) {
         return;
     }
-    name = frame_name(v, f, buf, sizeof(buf));
+    name = v->name;
     snprintf(dur, sizeof(dur), "%" PRIu64, time - f->start);
     if (st->pending == (int32_t)depth) {
         /* No shown child: a leaf, one line. */

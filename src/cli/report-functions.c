@@ -2,9 +2,11 @@
 /*
  * qtrace report --functions: per guest function, its calls and its total
  * and self time in guest instructions, from func_entry and func_exit
- * records, one call stack per vCPU stream. Total time counts a recursive
- * function's outermost call only (so it never exceeds the run); self
- * time counts every call, its callees excluded.
+ * records, one call stack per vCPU stream. Functions are counted by
+ * name, a PLT stub "name@plt" as "name" unless --keep-plt. Total time
+ * counts a function's outermost call only (recursion, or a stub and the
+ * function it reaches, would count twice; so it never exceeds the run);
+ * self time counts every call, its callees excluded.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -21,21 +23,23 @@
 #include "report.h"
 
 struct func_stat {
-    uint64_t pc;
+    const char *name;               /* the key, owned by freport.names */
     uint64_t calls;
     uint64_t total;                 /* outermost calls only */
     uint64_t self;
-    char *name;                     /* resolved when printing */
 };
 
 struct fstream {
     uint64_t last_time;
     struct qtrace_callstack cs;
-    GHashTable *active;             /* pc -> open frames of pc */
+    GHashTable *active;             /* name -> its open frames */
 };
 
 struct freport {
-    GHashTable *funcs;              /* pc -> struct func_stat */
+    const struct qtrace_symbols *syms;
+    bool keep_plt;                  /* --keep-plt: stubs apart */
+    GHashTable *names;              /* pc -> its name (owned) */
+    GHashTable *funcs;              /* name -> struct func_stat */
     GHashTable *streams;            /* stream id -> struct fstream */
     struct fstream *cur;
     bool oom;
@@ -50,39 +54,50 @@ static void free_fstream(void *p)
     free(st);
 }
 
-static void free_stat(void *p)
-{
-    struct func_stat *fs = p;
-
-    free(fs->name);
-    free(fs);
-}
-
-/* Keys are 64-bit addresses: hashed through a pointer to the value. */
+/*
+ * The stat of the function at pc: its name is looked up once per address
+ * (fr->names), and addresses of one name share one stat (fr->funcs).
+ */
 static struct func_stat *stat_of(struct freport *fr, uint64_t pc)
 {
-    struct func_stat *fs = g_hash_table_lookup(fr->funcs, &pc);
+    gpointer key = GSIZE_TO_POINTER(pc);
+    struct func_stat *fs = g_hash_table_lookup(fr->names, key);
+    char buf[320];
 
+    if (fs) {
+        return fs;
+    }
+    guest_syms_fn_name(fr->syms, pc, fr->keep_plt, buf, sizeof(buf));
+    fs = g_hash_table_lookup(fr->funcs, buf);
     if (!fs) {
+        char *name = strdup(buf);
+
         fs = calloc(1, sizeof(*fs));
-        if (!fs) {
+        if (!fs || !name) {
+            free(fs);
+            free(name);
             fr->oom = true;
             return NULL;
         }
-        fs->pc = pc;
-        g_hash_table_insert(fr->funcs, &fs->pc, fs);
+        fs->name = name;
+        g_hash_table_insert(fr->funcs, name, fs);
     }
+    g_hash_table_insert(fr->names, key, fs);
     return fs;
 }
 
 static void on_enter(void *arg, const struct qtrace_frame *f, uint32_t depth)
 {
     struct freport *fr = arg;
-    gpointer key = GSIZE_TO_POINTER(f->pc);
-    gsize n = GPOINTER_TO_SIZE(g_hash_table_lookup(fr->cur->active, key));
+    struct func_stat *fs = stat_of(fr, f->pc);
+    gsize n;
 
     (void)depth;
-    g_hash_table_insert(fr->cur->active, key, GSIZE_TO_POINTER(n + 1));
+    if (!fs) {
+        return;
+    }
+    n = GPOINTER_TO_SIZE(g_hash_table_lookup(fr->cur->active, fs));
+    g_hash_table_insert(fr->cur->active, fs, GSIZE_TO_POINTER(n + 1));
 }
 
 static void on_leave(void *arg, const struct qtrace_frame *f, uint32_t depth,
@@ -90,19 +105,19 @@ static void on_leave(void *arg, const struct qtrace_frame *f, uint32_t depth,
 {
     struct freport *fr = arg;
     struct func_stat *fs = stat_of(fr, f->pc);
-    gpointer key = GSIZE_TO_POINTER(f->pc);
+    gpointer key = fs;
     gsize n = GPOINTER_TO_SIZE(g_hash_table_lookup(fr->cur->active, key));
     uint64_t dur = time - f->start;
 
     (void)depth;
     (void)forced;
+    if (!fs) {
+        return;
+    }
     if (n > 1) {
         g_hash_table_insert(fr->cur->active, key, GSIZE_TO_POINTER(n - 1));
     } else {
         g_hash_table_remove(fr->cur->active, key);
-    }
-    if (!fs) {
-        return;
     }
     fs->calls++;
     fs->self += dur > f->child_time ? dur - f->child_time : 0;
@@ -177,13 +192,11 @@ static gint cmp_stat(gconstpointer a, gconstpointer b)
     return strcmp(x->name, y->name);
 }
 
-static void print_stats(struct freport *fr, struct qtrace_symbols *syms,
-                        FILE *out)
+static void print_stats(struct freport *fr, FILE *out)
 {
     GPtrArray *order = g_ptr_array_new();
     GHashTableIter it;
     gpointer key, value;
-    char buf[320];
     uint64_t calls = 0;
     guint i;
 
@@ -191,11 +204,6 @@ static void print_stats(struct freport *fr, struct qtrace_symbols *syms,
     while (g_hash_table_iter_next(&it, &key, &value)) {
         struct func_stat *fs = value;
 
-        fs->name = strdup(guest_syms_fmt(syms, fs->pc, false, buf,
-                                         sizeof(buf)));
-        if (!fs->name) {
-            fs->name = strdup("?");
-        }
         calls += fs->calls;
         g_ptr_array_add(order, fs);
     }
@@ -208,15 +216,24 @@ static void print_stats(struct freport *fr, struct qtrace_symbols *syms,
         const struct func_stat *fs = g_ptr_array_index(order, i);
 
         fprintf(out, "%12" PRIu64 " %12" PRIu64 " %10" PRIu64 "  %s\n",
-                fs->total, fs->self, fs->calls, fs->name ? fs->name : "?");
+                fs->total, fs->self, fs->calls, fs->name);
     }
     g_ptr_array_free(order, TRUE);
 }
 
-static int run_functions(struct qtrace_reader *rd, FILE *out,
+static void free_stat(void *p)
+{
+    struct func_stat *fs = p;
+
+    free((char *)fs->name);
+    free(fs);
+}
+
+static int run_functions(struct qtrace_reader *rd,
+                         const struct report_flags *flags, FILE *out,
                          struct qtrace_err *err)
 {
-    struct freport fr = { .oom = false };
+    struct freport fr = { .keep_plt = flags->keep_plt };
     struct qtrace_func_events fe;
     struct qtrace_symbols *syms;
     bool empty;
@@ -233,7 +250,9 @@ static int run_functions(struct qtrace_reader *rd, FILE *out,
         qtrace_err_set(err, "guest symbols: %s", strerror(ENOMEM));
         return -ENOMEM;
     }
-    fr.funcs = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL,
+    fr.syms = syms;
+    fr.names = g_hash_table_new(NULL, NULL);
+    fr.funcs = g_hash_table_new_full(g_str_hash, g_str_equal, NULL,
                                      free_stat);
     fr.streams = g_hash_table_new_full(NULL, NULL, NULL, free_fstream);
     ret = collect(&fr, rd, &fe, err);
@@ -242,9 +261,10 @@ static int run_functions(struct qtrace_reader *rd, FILE *out,
         fprintf(out, "functions: none (no func_entry records; record them "
                 "with -e 'func_*')\n");
     } else if (ret != -ENOMEM) {
-        print_stats(&fr, syms, out);
+        print_stats(&fr, out);
     }
     g_hash_table_destroy(fr.streams);
+    g_hash_table_destroy(fr.names);
     g_hash_table_destroy(fr.funcs);
     qtrace_symbols_free(syms);
     if (ret < 0) {

@@ -151,7 +151,8 @@ static void print_none(FILE *out, const struct sc_args *m)
     }
 }
 
-static int run_syscalls(struct qtrace_reader *rd, FILE *out,
+static int run_syscalls(struct qtrace_reader *rd,
+                        const struct report_flags *flags, FILE *out,
                         struct qtrace_err *err)
 {
     const char *arch = qtrace_reader_meta(rd, "arch");
@@ -160,6 +161,8 @@ static int run_syscalls(struct qtrace_reader *rd, FILE *out,
     struct sc_args m = { NULL, NULL, 0, 0, 0 };
     int ret = count_calls(rd, counts, err);
     bool empty = g_hash_table_size(counts) == 0;
+
+    (void)flags;
 
     /* What was read is printed, even when the trace stops early. */
     if (empty) {

@@ -25,8 +25,11 @@ static const struct report_section *const sections[] = {
 
 #define MAX_SECTIONS 16
 
+enum { OPT_KEEP_PLT = 256 };
+
 struct report_opts {
     const char *path;               /* trace file, required */
+    struct report_flags flags;
     bool want[MAX_SECTIONS];        /* by index in sections[] */
     bool any;                       /* some section option was given */
 };
@@ -45,12 +48,14 @@ static void print_usage(void)
     }
     printf("\n"
            "Options:\n"
+           "      --keep-plt  count a PLT stub (name@plt) apart from the\n"
+           "                  function it reaches (default: as one)\n"
            "  -h, --help      print this help and exit\n");
 }
 
 static int parse_opts(int argc, char **argv, struct report_opts *opts)
 {
-    struct option long_opts[MAX_SECTIONS + 2];
+    struct option long_opts[MAX_SECTIONS + 3];
     size_t i, n = 0;
     int c, idx;
 
@@ -58,6 +63,8 @@ static int parse_opts(int argc, char **argv, struct report_opts *opts)
         long_opts[n] = (struct option){ sections[i]->option, no_argument,
                                         NULL, 0 };
     }
+    long_opts[n++] = (struct option){ "keep-plt", no_argument, NULL,
+                                      OPT_KEEP_PLT };
     long_opts[n++] = (struct option){ "help", no_argument, NULL, 'h' };
     long_opts[n] = (struct option){ NULL, 0, NULL, 0 };
 
@@ -66,6 +73,8 @@ static int parse_opts(int argc, char **argv, struct report_opts *opts)
         if (c == 0) {
             opts->want[idx] = true;
             opts->any = true;
+        } else if (c == OPT_KEEP_PLT) {
+            opts->flags.keep_plt = true;
         } else if (c == 'h') {
             print_usage();
             return CLI_HELP;
@@ -118,7 +127,7 @@ int cmd_report(int argc, char **argv)
         }
         qtrace_reader_rewind(rd);
         n_run++;
-        r = sections[i]->run(rd, stdout, &err);
+        r = sections[i]->run(rd, &opts.flags, stdout, &err);
         if (r < 0) {
             cli_error("report", "%s: %s", opts.path, err.msg);
             ret = CLI_FAIL;

@@ -7,6 +7,7 @@
 #ifndef QTRACE_CLI_REPORT_H
 #define QTRACE_CLI_REPORT_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "qtrace/err.h"
@@ -14,6 +15,11 @@
 
 /* What a section returns when it found nothing to summarise. */
 #define REPORT_EMPTY 1
+
+/* Options of `qtrace report` that sections read. */
+struct report_flags {
+    bool keep_plt;                  /* --keep-plt: "name@plt" apart */
+};
 
 struct report_section {
     const char *option;             /* long option, e.g. "syscalls" */
@@ -25,7 +31,8 @@ struct report_section {
      * with err filled (a trace that stops early still prints what was
      * read, then returns the error).
      */
-    int (*run)(struct qtrace_reader *rd, FILE *out, struct qtrace_err *err);
+    int (*run)(struct qtrace_reader *rd, const struct report_flags *flags,
+               FILE *out, struct qtrace_err *err);
 };
 
 #endif /* QTRACE_CLI_REPORT_H */

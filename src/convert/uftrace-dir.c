@@ -17,7 +17,9 @@
  *   <module>.sym   "<offset> T <name>" sorted by offset from the image's
  *                  map start; "<offset> ? __sym_end" ends a symbol that
  *                  the next one does not start right after (setjmp,
- *                  longjmp and exec names get a '_': see fixup_names)
+ *                  longjmp and exec names get a '_': see fixup_names);
+ *                  a function entered where no symbol is gets the name
+ *                  "<module>+0x<ELF address>", up to the next name
  */
 #include <dirent.h>
 #include <endian.h>
@@ -50,8 +52,15 @@ struct task {
     struct qtrace_callstack cs;
 };
 
+/* The addresses functions were entered at, each once (open addressing). */
+struct pc_set {
+    uint64_t *slots;                /* 0: empty (no function is at 0) */
+    size_t n, cap;                  /* cap: a power of 2, or 0 */
+};
+
 struct uftrace_dir {
     char *dir;
+    struct pc_set entered;
     struct task *tasks;
     size_t n_tasks, cap_tasks;
     size_t last;                    /* index of the last task used */
@@ -60,6 +69,45 @@ struct uftrace_dir {
     int write_err;                  /* first failed write, -errno */
     char write_what[64];            /* the file it failed on */
 };
+
+static size_t pc_hash(uint64_t pc, size_t cap)
+{
+    return (size_t)((pc * UINT64_C(0x9e3779b97f4a7c15)) >> 20) & (cap - 1);
+}
+
+/* Add pc; -ENOMEM when the set cannot grow (the name is then lost). */
+static int pc_set_add(struct pc_set *set, uint64_t pc)
+{
+    size_t i;
+
+    if (!pc) {
+        return 0;
+    }
+    if (2 * (set->n + 1) > set->cap) {
+        struct pc_set bigger = { NULL, 0, set->cap ? 2 * set->cap : 1024 };
+
+        bigger.slots = calloc(bigger.cap, sizeof(*bigger.slots));
+        if (!bigger.slots) {
+            return -ENOMEM;
+        }
+        for (i = 0; i < set->cap; i++) {
+            if (set->slots[i]) {
+                pc_set_add(&bigger, set->slots[i]);
+            }
+        }
+        free(set->slots);
+        *set = bigger;
+    }
+    for (i = pc_hash(pc, set->cap); set->slots[i];
+         i = (i + 1) & (set->cap - 1)) {
+        if (set->slots[i] == pc) {
+            return 0;
+        }
+    }
+    set->slots[i] = pc;
+    set->n++;
+    return 0;
+}
 
 void uftrace_dir_fmt_record(uint8_t out[16], uint64_t time, bool exit,
                             uint32_t depth, uint64_t addr)
@@ -312,8 +360,9 @@ int uftrace_dir_entry(struct uftrace_dir *u, uint32_t tid, uint64_t time,
 {
     struct emit_ctx c = { u, find_task(u, tid) };
 
-    if (!c.t || qtrace_callstack_enter(&c.t->cs, pc, 0, depth, time,
-                                       &emit_ops, &c) < 0) {
+    if (!c.t || pc_set_add(&u->entered, pc) < 0 ||
+        qtrace_callstack_enter(&c.t->cs, pc, 0, depth, time,
+                               &emit_ops, &c) < 0) {
         qtrace_err_set(err, "%s: %s", u->dir, strerror(ENOMEM));
         return -ENOMEM;
     }
@@ -368,6 +417,7 @@ void uftrace_dir_free(struct uftrace_dir *u)
         qtrace_callstack_fini(&u->tasks[i].cs);
     }
     free(u->tasks);
+    free(u->entered.slots);
     free(u->dir);
     free(u);
 }
@@ -508,48 +558,114 @@ static const char *sym_suffix(const char *name)
     return "";
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+    return x < y ? -1 : x > y;
+}
+
 /*
- * <module>.sym of one image: offsets from the image's map start. A gap
- * after a symbol gets a "? __sym_end" line, or uftrace would stretch the
- * symbol up to the next one.
+ * The entered addresses of image im that no symbol names, sorted; *n
+ * gets their count. NULL when there are none (or no memory: they then
+ * stay unnamed).
+ */
+static uint64_t *unnamed_entries(const struct uftrace_dir *u,
+                                 const struct qtrace_symbols *syms,
+                                 const struct qtrace_image *im, size_t *n)
+{
+    uint64_t *pcs = NULL;
+    size_t i;
+
+    *n = 0;
+    for (i = 0; i < u->entered.cap; i++) {
+        uint64_t pc = u->entered.slots[i];
+
+        if (!pc || pc < im->start || pc >= im->end ||
+            qtrace_symbols_lookup(syms, pc, NULL)) {
+            continue;
+        }
+        if (!pcs && !(pcs = malloc(u->entered.n * sizeof(*pcs)))) {
+            return NULL;
+        }
+        pcs[(*n)++] = pc;
+    }
+    if (*n) {
+        qsort(pcs, *n, sizeof(*pcs), cmp_u64);
+    }
+    return pcs;
+}
+
+/* One "T" line, after a "__sym_end" line if the last symbol ended before. */
+static void put_sym(FILE *f, uint64_t rel, uint64_t end, const char *name,
+                    const char *suffix, uint64_t *prev_end, bool *any)
+{
+    if (*any && *prev_end < rel) {
+        fprintf(f, "%016" PRIx64 " ? __sym_end\n", *prev_end);
+    }
+    fprintf(f, "%016" PRIx64 " T %s%s\n", rel, name, suffix);
+    *prev_end = end;
+    *any = true;
+}
+
+/*
+ * <module>.sym of one image: offsets from the image's map start, the
+ * image's symbols merged with its unnamed entered addresses. A gap after
+ * a symbol gets a "? __sym_end" line, or uftrace would stretch the
+ * symbol up to the next one; an unnamed entry runs to the next line.
  */
 static int write_syms(const struct uftrace_dir *u, const char *module,
+                      const struct qtrace_symbols *syms,
                       const struct qtrace_image *im, struct qtrace_err *err)
 {
+    const char *base = strrchr(im->path, '/') ? strrchr(im->path, '/') + 1
+                                               : im->path;
+    uint64_t span = im->end - im->start, prev_end = 0;
     char name[300];
-    FILE *f;
-    uint64_t prev_end = 0;
+    size_t i = 0, k = 0, n_pcs;
+    uint64_t *pcs = unnamed_entries(u, syms, im, &n_pcs);
     bool any = false;
-    size_t i;
+    FILE *f;
 
     snprintf(name, sizeof(name), "%s.sym", module);
     f = open_out(u, name, err);
     if (!f) {
+        free(pcs);
         return -EIO;
     }
-    for (i = 0; i < im->n_syms; i++) {
-        uint64_t at = im->syms[i].addr + im->bias;
+    while (i < im->n_syms || k < n_pcs) {
+        uint64_t at = i < im->n_syms ? im->syms[i].addr + im->bias
+                                     : UINT64_MAX;
         uint64_t rel, end;
+        char text[64];
 
+        if (k < n_pcs && pcs[k] < at) {
+            rel = pcs[k] - im->start;
+            end = k + 1 < n_pcs && pcs[k + 1] < at ? pcs[k + 1] : at;
+            end = (end > im->end ? im->end : end) - im->start;
+            snprintf(text, sizeof(text), "+0x%" PRIx64, pcs[k] - im->bias);
+            snprintf(name, sizeof(name), "%s%s", base, text);
+            put_sym(f, rel, end, name, "", &prev_end, &any);
+            k++;
+            continue;
+        }
+        i++;
         if (at < im->start || at >= im->end) {
             continue;
         }
         rel = at - im->start;
-        end = rel + im->syms[i].size;
-        if (end > im->end - im->start || end < rel) {
-            end = im->end - im->start;
+        end = rel + im->syms[i - 1].size;
+        if (end > span || end < rel) {
+            end = span;
         }
-        if (any && prev_end < rel) {
-            fprintf(f, "%016" PRIx64 " ? __sym_end\n", prev_end);
-        }
-        fprintf(f, "%016" PRIx64 " T %s%s\n", rel, im->syms[i].name,
-                sym_suffix(im->syms[i].name));
-        prev_end = end;
-        any = true;
+        put_sym(f, rel, end, im->syms[i - 1].name,
+                sym_suffix(im->syms[i - 1].name), &prev_end, &any);
     }
     if (any) {
         fprintf(f, "%016" PRIx64 " ? __sym_end\n", prev_end);
     }
+    free(pcs);
+    snprintf(name, sizeof(name), "%s.sym", module);
     return close_out(u, f, name, err);
 }
 
@@ -609,7 +725,7 @@ static int write_maps(const struct uftrace_dir *u,
         fprintf(f, "%012" PRIx64 "-%012" PRIx64 " r-xp %08" PRIx64
                 " 00:00 0 %s%s\n", im.start & ADDR_MASK,
                 im.end & ADDR_MASK, im.offset, im.path, suffix);
-        ret = write_syms(u, name, &im, err);
+        ret = write_syms(u, name, syms, &im, err);
     }
     fprintf(f, "ffffffffffff-ffffffffffff rw-p 00000000 00:00 0 [stack]\n");
     if (ret < 0) {

@@ -124,12 +124,19 @@ int evsel_parse(struct evsel *sel, const char *spec, struct qtrace_err *err)
     return apply_list(sel, spec, &first, err);
 }
 
-/* "event needs needed": recording event without needed is of no use. */
+/*
+ * "event needs needed": recording event without needed is of no use.
+ * Blocks and instructions cannot be shown without their code; function
+ * addresses mean little without the images they fall in (every name
+ * would print in hex).
+ */
 static const struct {
     const char *event, *needed;
 } implications[] = {
     { "exec_tb", "tb_trans" },
     { "exec_insn", "tb_trans" },
+    { "func_entry", "image_map" },
+    { "func_exit", "image_map" },
 };
 
 void evsel_apply_implications(struct evsel *sel)

@@ -25,7 +25,9 @@ void evsel_init(struct evsel *sel, const struct qtrace_catalog *cat);
  * Apply a selection: glob patterns separated by ',' or ';', a leading '-'
  * disables, applied left to right. If the first pattern enables, the
  * selection starts empty; if it disables, it starts from the defaults.
- * "@FILE" reads patterns from FILE, one per line, '#' comments. Returns 0,
+ * "@FILE" reads patterns from FILE, one per line, '#' comments. Function
+ * events (func_entry or func_exit) bring image_map along, which names
+ * their addresses, unless a '-' pattern removed image_map. Returns 0,
  * or -EINVAL/-errno with err naming the pattern ("mem_acess: no event
  * matches") or the file line.
  */
@@ -40,7 +42,8 @@ static inline bool evsel_is_enabled(const struct evsel *sel, unsigned int id)
  * Enable the events the selected ones cannot be read without, unless a
  * '-' pattern removed them: exec_tb and exec_insn name their block by
  * id, and only its tb_trans record gives the block's code (so that an
- * instruction can be shown). Call once all patterns are applied.
+ * instruction can be shown); func_entry and func_exit need image_map to
+ * name their addresses. Call once all patterns are applied.
  */
 void evsel_apply_implications(struct evsel *sel);
 

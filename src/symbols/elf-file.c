@@ -12,29 +12,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "debug-file.h"
 #include "elf-file.h"
+#include "sym-collect.h"
 
 /* The guest page size QEMU maps with is at least this, at most a segment's
  * alignment: a mapping offset is rounded down to it. */
 #define MIN_PAGE 4096u
-
-/* A symbol found, before sorting and trimming. */
-struct cand {
-    uint64_t addr;
-    uint64_t size;                  /* st_size, 0 for most labels */
-    uint64_t sec_end;               /* end of its section (ELF address) */
-    size_t name;                    /* offset in the name pool */
-    int rank;                       /* higher wins at one address */
-};
-
-/* What a read collects; freed or handed to the elf_file at the end. */
-struct collect {
-    struct cand *c;
-    size_t n, cap;
-    char *pool;                     /* names, NUL-terminated each */
-    size_t pool_len, pool_cap;
-    uint16_t machine;               /* e_machine */
-};
 
 static int grow(void **p, size_t *cap, size_t need, size_t elem)
 {
@@ -67,7 +51,7 @@ static int rank_of(const GElf_Sym *sym)
 {
     int type = GELF_ST_TYPE(sym->st_info);
     int bind = GELF_ST_BIND(sym->st_info);
-    int r = (type == STT_FUNC || type == STT_GNU_IFUNC) ? 4 : 0;
+    int r = (type == STT_FUNC || type == STT_GNU_IFUNC) ? CAND_RANK_FUNC : 0;
 
     if (bind == STB_GLOBAL) {
         r += 2;
@@ -95,8 +79,8 @@ static bool code_section(Elf *elf, const GElf_Sym *sym, GElf_Shdr *sh)
            (sh->sh_flags & SHF_EXECINSTR);
 }
 
-static int add_cand(struct collect *col, const GElf_Sym *sym,
-                    const GElf_Shdr *sh, const char *name)
+int collect_add(struct collect *col, const GElf_Sym *sym,
+                const GElf_Shdr *sh, const char *name)
 {
     size_t len = strlen(name) + 1;
     struct cand *c;
@@ -116,6 +100,7 @@ static int add_cand(struct collect *col, const GElf_Sym *sym,
     c->sec_end = sh->sh_addr + sh->sh_size;
     c->name = col->pool_len;
     c->rank = rank_of(sym);
+    c->type = (unsigned char)GELF_ST_TYPE(sym->st_info);
     memcpy(col->pool + col->pool_len, name, len);
     col->pool_len += len;
     return 0;
@@ -150,161 +135,78 @@ static int collect_table(Elf *elf, Elf_Scn *scn, const GElf_Shdr *tab,
         if (!name || !is_wanted_name(name)) {
             continue;
         }
-        if (add_cand(col, &sym, &sh, name) < 0) {
+        if (collect_add(col, &sym, &sh, name) < 0) {
             return -ENOMEM;
         }
     }
     return 0;
 }
 
-/* ---- PLT stubs: "name@plt" ---- */
-
-/*
- * Lazy-binding PLTs as the GNU linkers lay them out: a header, then one
- * fixed-size stub per .rel(a).plt entry, in the same order. Only a PLT
- * whose size is exactly that is named (arm's Thumb entry stubs vary in
- * size: not named). x86_64 with IBT puts the stubs in .plt.sec, headless.
- */
-static const struct {
-    uint16_t machine;
-    uint32_t header;                /* bytes before the first stub */
-    uint32_t stub;                  /* bytes per stub */
-} plt_layouts[] = {
-    { EM_X86_64, 16, 16 },
-    { EM_386, 16, 16 },
-    { EM_AARCH64, 32, 16 },
-    { EM_RISCV, 32, 16 },
-    { EM_ARM, 20, 12 },
-};
-
-/* The sections named .plt, .plt.sec and .rel(a).plt, if any. */
-struct plt_scns {
-    Elf_Scn *plt, *plt_sec, *rel;
-    GElf_Shdr plt_sh, plt_sec_sh, rel_sh;
-};
-
-static void find_plt_scns(Elf *elf, struct plt_scns *p)
-{
-    Elf_Scn *scn = NULL;
-    size_t shstrndx;
-
-    memset(p, 0, sizeof(*p));
-    if (elf_getshdrstrndx(elf, &shstrndx) != 0) {
-        return;
-    }
-    while ((scn = elf_nextscn(elf, scn)) != NULL) {
-        GElf_Shdr sh;
-        const char *name;
-
-        if (!gelf_getshdr(scn, &sh) ||
-            !(name = elf_strptr(elf, shstrndx, sh.sh_name))) {
-            continue;
-        }
-        if (strcmp(name, ".plt") == 0) {
-            p->plt = scn;
-            p->plt_sh = sh;
-        } else if (strcmp(name, ".plt.sec") == 0) {
-            p->plt_sec = scn;
-            p->plt_sec_sh = sh;
-        } else if (strcmp(name, ".rela.plt") == 0 ||
-                   strcmp(name, ".rel.plt") == 0) {
-            p->rel = scn;
-            p->rel_sh = sh;
-        }
-    }
-}
-
-/* Name of the dynamic symbol a PLT relocation refers to, or NULL. */
-static const char *reloc_name(Elf *elf, const struct plt_scns *p,
-                              size_t i)
-{
-    Elf_Data *data = elf_getdata(p->rel, NULL);
-    Elf_Scn *dyn = elf_getscn(elf, p->rel_sh.sh_link);
-    GElf_Shdr dyn_sh;
-    GElf_Sym sym;
-    uint64_t info = 0;
-
-    if (p->rel_sh.sh_type == SHT_RELA) {
-        GElf_Rela r;
-
-        info = gelf_getrela(data, (int)i, &r) ? r.r_info : 0;
-    } else {
-        GElf_Rel r;
-
-        info = gelf_getrel(data, (int)i, &r) ? r.r_info : 0;
-    }
-    if (!GELF_R_SYM(info) || !dyn || !gelf_getshdr(dyn, &dyn_sh) ||
-        !gelf_getsym(elf_getdata(dyn, NULL), (int)GELF_R_SYM(info), &sym)) {
-        return NULL;
-    }
-    return elf_strptr(elf, dyn_sh.sh_link, sym.st_name);
-}
-
-/* A stub is a sized label: any real symbol at its address wins. */
-static int add_plt_stub(struct collect *col, uint64_t addr, uint64_t size,
-                        const char *name)
-{
-    char full[256];
-    GElf_Sym sym = { 0 };
-    GElf_Shdr sh = { 0 };
-
-    snprintf(full, sizeof(full), "%s@plt", name);
-    sym.st_value = addr;
-    sym.st_size = size;
-    sym.st_info = GELF_ST_INFO(STB_LOCAL, STT_NOTYPE);
-    return add_cand(col, &sym, &sh, full);
-}
-
-static int collect_plt(Elf *elf, struct collect *col)
-{
-    struct plt_scns p;
-    uint64_t base, stub = 0, header = 0, n, i;
-
-    find_plt_scns(elf, &p);
-    for (i = 0; i < sizeof(plt_layouts) / sizeof(plt_layouts[0]); i++) {
-        if (plt_layouts[i].machine == col->machine) {
-            header = plt_layouts[i].header;
-            stub = plt_layouts[i].stub;
-        }
-    }
-    if (!stub || !p.rel || !p.rel_sh.sh_entsize || !(p.plt || p.plt_sec)) {
-        return 0;
-    }
-    n = p.rel_sh.sh_size / p.rel_sh.sh_entsize;
-    if (p.plt_sec && p.plt_sec_sh.sh_size == n * stub) {
-        base = p.plt_sec_sh.sh_addr;
-    } else if (p.plt && p.plt_sh.sh_size == header + n * stub) {
-        base = p.plt_sh.sh_addr + header;
-    } else {
-        return 0;                   /* a layout we do not know */
-    }
-    for (i = 0; i < n; i++) {
-        const char *name = reloc_name(elf, &p, i);
-
-        if (name && name[0] &&
-            add_plt_stub(col, base + i * stub, stub, name) < 0) {
-            return -ENOMEM;
-        }
-    }
-    return 0;
-}
-
-static int collect_symbols(Elf *elf, struct collect *col)
+/* Every symbol table of elf of type type (SHT_SYMTAB or SHT_DYNSYM). */
+static int collect_tables(Elf *elf, Elf64_Word type, struct collect *col,
+                          bool *found)
 {
     Elf_Scn *scn = NULL;
 
     while ((scn = elf_nextscn(elf, scn)) != NULL) {
         GElf_Shdr sh;
 
-        if (!gelf_getshdr(scn, &sh) ||
-            (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM)) {
+        if (!gelf_getshdr(scn, &sh) || sh.sh_type != type) {
             continue;
         }
+        *found = true;
         if (collect_table(elf, scn, &sh, col) < 0) {
             return -ENOMEM;
         }
     }
-    return collect_plt(elf, col);
+    return 0;
+}
+
+/*
+ * The full symbol table of a stripped file, from its separate debug file
+ * (same link-time addresses; its sections keep their flags and sizes,
+ * not their bytes). A debug file that cannot be read is no error: the
+ * dynamic symbols stay.
+ */
+static int collect_debug_file(const char *path, struct collect *col)
+{
+    char *debug = debug_file_find(path);
+    bool found = false;
+    Elf *elf;
+    int fd, ret = 0;
+
+    if (!debug) {
+        return 0;
+    }
+    fd = open(debug, O_RDONLY | O_CLOEXEC);
+    elf = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
+    if (elf && elf_kind(elf) == ELF_K_ELF) {
+        ret = collect_tables(elf, SHT_SYMTAB, col, &found);
+    }
+    elf_end(elf);
+    if (fd >= 0) {
+        close(fd);
+    }
+    free(debug);
+    return ret;
+}
+
+/*
+ * symtab and dynsym of the file, symtab of its debug file when it has
+ * none itself, then the PLT stubs (named after symbols of both).
+ */
+static int collect_symbols(Elf *elf, const char *path, struct collect *col)
+{
+    bool has_symtab = false, has_dynsym = false;
+    int ret = collect_tables(elf, SHT_SYMTAB, col, &has_symtab);
+
+    if (ret == 0) {
+        ret = collect_tables(elf, SHT_DYNSYM, col, &has_dynsym);
+    }
+    if (ret == 0 && !has_symtab) {
+        ret = collect_debug_file(path, col);
+    }
+    return ret == 0 ? plt_collect(elf, col) : ret;
 }
 
 /*
@@ -324,8 +226,8 @@ static int cmp_cand(const void *pa, const void *pb, void *pool)
     if (a->addr != b->addr) {
         return a->addr < b->addr ? -1 : 1;
     }
-    if ((a->rank >= 4) != (b->rank >= 4)) {
-        return a->rank >= 4 ? -1 : 1;
+    if ((a->rank >= CAND_RANK_FUNC) != (b->rank >= CAND_RANK_FUNC)) {
+        return a->rank >= CAND_RANK_FUNC ? -1 : 1;
     }
     if (ua != ub) {
         return ua < ub ? -1 : 1;
@@ -334,6 +236,27 @@ static int cmp_cand(const void *pa, const void *pb, void *pool)
         return b->rank - a->rank;
     }
     return strcmp(na, nb);
+}
+
+const char *collect_name_at(const struct collect *col, uint64_t addr)
+{
+    const struct cand *best = NULL;
+    size_t i;
+
+    for (i = 0; i < col->n; i++) {
+        const struct cand *c = &col->c[i];
+
+        if (c->addr != addr || c->rank < CAND_RANK_FUNC) {
+            continue;
+        }
+        if (!best || (c->type == STT_GNU_IFUNC) > (best->type ==
+            STT_GNU_IFUNC) || ((c->type == STT_GNU_IFUNC) ==
+            (best->type == STT_GNU_IFUNC) &&
+            cmp_cand(c, best, col->pool) < 0)) {
+            best = c;
+        }
+    }
+    return best ? col->pool + best->name : NULL;
 }
 
 /*
@@ -420,6 +343,7 @@ static int read_segments(Elf *elf, struct elf_file *f)
         sg = &f->segs[f->n_segs++];
         sg->offset = ph.p_offset;
         sg->vaddr = ph.p_vaddr;
+        sg->filesz = ph.p_filesz;
         sg->memsz = ph.p_memsz;
         sg->exec = (ph.p_flags & PF_X) != 0;
         if (f->n_segs == 1 || ph.p_vaddr < f->lo) {
@@ -454,7 +378,7 @@ static int read_elf(Elf *elf, struct elf_file *f, const char *path,
     col.machine = eh.e_machine;
     ret = read_segments(elf, f);
     if (ret == 0) {
-        ret = collect_symbols(elf, &col);
+        ret = collect_symbols(elf, path, &col);
     }
     if (ret == 0) {
         ret = build_symbols(f, &col);
@@ -508,25 +432,51 @@ void elf_file_fini(struct elf_file *f)
     memset(f, 0, sizeof(*f));
 }
 
-uint64_t elf_file_bias(const struct elf_file *f, uint64_t start,
-                       uint64_t offset)
+/* How well segment sg explains offset mapped at [start, end) by bias. */
+static int bias_score(const struct elf_segment *sg, uint64_t start,
+                      uint64_t end, uint64_t offset, uint64_t bias)
 {
-    const struct elf_segment *best = NULL;
+    uint64_t top = (sg->vaddr + sg->memsz + MIN_PAGE - 1) &
+                   ~(uint64_t)(MIN_PAGE - 1);
+    bool fits = end - bias <= top && start - bias >= (sg->vaddr &
+                ~(uint64_t)(MIN_PAGE - 1));
+    bool holds = sg->offset <= offset && offset < sg->offset + sg->filesz;
+
+    return 2 * fits + holds;
+}
+
+uint64_t elf_file_bias(const struct elf_file *f, uint64_t start,
+                       uint64_t end, uint64_t offset,
+                       const uint64_t *known)
+{
+    uint64_t best_bias = 0;
+    int best = -1;
     size_t i;
 
     for (i = 0; i < f->n_segs; i++) {
         const struct elf_segment *sg = &f->segs[i];
+        /* The segment maps file offset o at vaddr + (o - p_offset). */
+        uint64_t bias = start - (sg->vaddr - sg->offset + offset);
+        int score;
 
-        if ((sg->offset & ~(uint64_t)(MIN_PAGE - 1)) <= offset &&
-            (!best || sg->offset >= best->offset)) {
-            best = sg;
+        if ((sg->offset & ~(uint64_t)(MIN_PAGE - 1)) > offset ||
+            offset >= sg->offset + (sg->filesz ? sg->filesz : 1) +
+                      MIN_PAGE) {
+            continue;
+        }
+        if (known && bias == *known) {
+            return bias;
+        }
+        score = bias_score(sg, start, end, offset, bias);
+        if (score > best) {
+            best = score;
+            best_bias = bias;
         }
     }
-    if (!best) {
+    if (best < 0) {
         return f->dynamic ? start - f->lo : 0;
     }
-    /* The segment maps file offset o at vaddr + (o - p_offset). */
-    return start - (best->vaddr - best->offset + offset);
+    return best_bias;
 }
 
 uint64_t elf_file_exec_lo(const struct elf_file *f)

@@ -18,6 +18,7 @@
 struct elf_segment {
     uint64_t offset;                /* p_offset */
     uint64_t vaddr;                 /* p_vaddr */
+    uint64_t filesz;                /* p_filesz */
     uint64_t memsz;                 /* p_memsz */
     bool exec;                      /* PF_X */
 };
@@ -43,12 +44,17 @@ int elf_file_read(struct elf_file *f, const char *path,
 void elf_file_fini(struct elf_file *f);
 
 /*
- * Load bias of the file when file offset offset is mapped at start: start
- * minus the ELF address of that offset, from the last PT_LOAD segment
- * whose page holds or precedes it.
+ * Load bias of the file when file offset offset is mapped at [start,
+ * end): start minus the ELF address of that offset in a PT_LOAD segment
+ * whose page holds it. Several segments may share a page (a data
+ * segment starting in the page where read-only data ends): then known
+ * (when non-NULL), the bias of an earlier mapping of the file, wins if
+ * one of them gives it, else a segment whose pages hold the whole
+ * mapping, and among those one whose bytes hold offset.
  */
 uint64_t elf_file_bias(const struct elf_file *f, uint64_t start,
-                       uint64_t offset);
+                       uint64_t end, uint64_t offset,
+                       const uint64_t *known);
 
 /* ELF address of the first executable PT_LOAD (lo if there is none). */
 uint64_t elf_file_exec_lo(const struct elf_file *f);

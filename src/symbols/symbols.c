@@ -190,6 +190,20 @@ static int place(struct qtrace_symbols *s, struct mapping *m)
     return insert_map(s, m);
 }
 
+/* The bias of an image of file placed already, or NULL. */
+static const uint64_t *known_bias(const struct qtrace_symbols *s,
+                                  const struct file_slot *file)
+{
+    size_t i;
+
+    for (i = 0; i < s->n_maps; i++) {
+        if (s->maps[i].file == file) {
+            return &s->maps[i].bias;
+        }
+    }
+    return NULL;
+}
+
 int qtrace_symbols_add_map(struct qtrace_symbols *s, const char *path,
                            uint64_t start, uint64_t end, uint64_t offset,
                            struct qtrace_err *err)
@@ -203,7 +217,8 @@ int qtrace_symbols_add_map(struct qtrace_symbols *s, const char *path,
         return -ENOMEM;
     }
     if (m.file->ok) {
-        m.bias = elf_file_bias(&m.file->elf, start, offset);
+        m.bias = elf_file_bias(&m.file->elf, start, end, offset,
+                               known_bias(s, m.file));
     }
     if (m.end <= m.start) {
         m.end = m.start + 1;
@@ -316,6 +331,22 @@ const char *qtrace_symbols_lookup(const struct qtrace_symbols *s,
         *offset = a - syms[lo - 1].addr;
     }
     return syms[lo - 1].name;
+}
+
+const char *qtrace_symbols_module(const struct qtrace_symbols *s,
+                                  uint64_t addr, uint64_t *elf_addr)
+{
+    const struct mapping *m = s ? find_map(s, addr) : NULL;
+    const char *slash;
+
+    if (!m || !m->file->ok) {
+        return NULL;
+    }
+    if (elf_addr) {
+        *elf_addr = addr - m->bias;
+    }
+    slash = strrchr(m->file->path, '/');
+    return slash ? slash + 1 : m->file->path;
 }
 
 size_t qtrace_symbols_n_images(const struct qtrace_symbols *s)

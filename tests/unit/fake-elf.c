@@ -52,13 +52,41 @@ enum {
     SH_PLT = 33, SH_RELA_PLT = 38, SH_DYNSYM = 48, SH_DYNSTR = 56,
 };
 
+#define FAKE_GOT_OFFSET 0x800
+
+/* The .plt bytes: a zeroed header, then one jmp *GOT(%rip) per stub. */
+static uint8_t *plt_code(const struct fake_elf *fe, size_t *len)
+{
+    size_t i, n;
+    uint8_t *code;
+
+    *len = fe->plt_size ? fe->plt_size : 16 + 16 * fe->n_plt;
+    code = calloc(1, *len);
+    assert_non_null(code);
+    n = (*len - 16) / 16;
+    for (i = 0; i < n; i++) {
+        uint64_t at = fe->plt_addr + 16 + 16 * i;
+        uint64_t slot = fe->plt_addr + FAKE_GOT_OFFSET + 8 * i;
+        uint32_t disp = (uint32_t)(slot - (at + 6));
+        uint8_t *p = code + 16 + 16 * i;
+
+        p[0] = 0xff;
+        p[1] = 0x25;
+        p[2] = (uint8_t)disp;
+        p[3] = (uint8_t)(disp >> 8);
+        p[4] = (uint8_t)(disp >> 16);
+        p[5] = (uint8_t)(disp >> 24);
+    }
+    return code;
+}
+
 /* .plt, .rela.plt (JUMP_SLOT i -> dynamic symbol i + 1) and .dynsym. */
 static void add_plt(Elf *e, const struct fake_elf *fe, void **bufs)
 {
     size_t sym_size = gelf_fsize(e, ELF_T_SYM, 1, EV_CURRENT);
     size_t rela_size = gelf_fsize(e, ELF_T_RELA, 1, EV_CURRENT);
     Elf_Scn *str, *dyn, *rela, *plt;
-    size_t i, str_len = 1;
+    size_t i, str_len = 1, plt_len;
     GElf_Shdr sh;
     char *names;
 
@@ -67,7 +95,7 @@ static void add_plt(Elf *e, const struct fake_elf *fe, void **bufs)
     bufs[2] = calloc(fe->n_plt, rela_size);
     str = new_section(e, SH_DYNSTR, SHT_STRTAB, 0, 0, 0);
     dyn = new_section(e, SH_DYNSYM, SHT_DYNSYM, 0, 0, 0);
-    rela = new_section(e, SH_RELA_PLT, SHT_RELA, 0, 0, 0);
+    rela = new_section(e, SH_RELA_PLT, SHT_RELA, SHF_ALLOC, 0, 0);
     add_data(dyn, bufs[1], (fe->n_plt + 1) * sym_size, ELF_T_SYM);
     add_data(rela, bufs[2], fe->n_plt * rela_size, ELF_T_RELA);
     for (i = 0; i < fe->n_plt; i++) {
@@ -80,6 +108,7 @@ static void add_plt(Elf *e, const struct fake_elf *fe, void **bufs)
         str_len += strlen(fe->plt[i]) + 1;
         assert_true(gelf_update_sym(elf_getdata(dyn, NULL), (int)i + 1,
                                     &sym));
+        r.r_offset = fe->plt_addr + FAKE_GOT_OFFSET + 8 * (fe->n_plt - 1 - i);
         r.r_info = GELF_R_INFO(i + 1, R_X86_64_JUMP_SLOT);
         assert_true(gelf_update_rela(elf_getdata(rela, NULL), (int)i, &r));
     }
@@ -93,10 +122,13 @@ static void add_plt(Elf *e, const struct fake_elf *fe, void **bufs)
     sh.sh_link = (uint32_t)elf_ndxscn(dyn);
     sh.sh_entsize = rela_size;
     assert_true(gelf_update_shdr(rela, &sh));
-    plt = new_section(e, SH_PLT, SHT_NOBITS, SHF_ALLOC | SHF_EXECINSTR,
+    plt = new_section(e, SH_PLT, SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR,
                       fe->plt_addr, 0);
-    add_data(plt, NULL, fe->plt_size ? fe->plt_size : 16 + 16 * fe->n_plt,
-             ELF_T_BYTE);
+    bufs[3] = plt_code(fe, &plt_len);
+    add_data(plt, bufs[3], plt_len, ELF_T_BYTE);
+    assert_non_null(gelf_getshdr(plt, &sh));
+    sh.sh_entsize = 16;
+    assert_true(gelf_update_shdr(plt, &sh));
 }
 
 /* Symbol and string tables for fe; buffers freed by the caller. */
@@ -139,7 +171,7 @@ const char *fake_elf_write(const char *dir, const char *name,
                            const struct fake_elf *fe)
 {
     static char path[512];
-    void *symbuf, *plt_bufs[3] = { NULL, NULL, NULL };
+    void *symbuf, *plt_bufs[4] = { NULL, NULL, NULL, NULL };
     char *strbuf;
     Elf_Scn *text, *shs;
     GElf_Ehdr eh;
@@ -193,6 +225,7 @@ const char *fake_elf_write(const char *dir, const char *name,
     free(plt_bufs[0]);
     free(plt_bufs[1]);
     free(plt_bufs[2]);
+    free(plt_bufs[3]);
     return path;
 }
 

@@ -34,8 +34,12 @@ struct fake_elf {
     size_t n_segs;
     const struct fake_sym *syms;
     size_t n_syms;
-    /* Optional lazy PLT: .plt at plt_addr of plt_size bytes (0: a 16-byte
-     * header and 16 bytes per name), .rela.plt and .dynsym naming them. */
+    /* Optional x86_64 lazy PLT: .plt at plt_addr of plt_size bytes (0: a
+     * 16-byte header and 16 bytes per name), whose stub i is
+     * "jmp *GOT(%rip)" through the slot plt_addr + 0x800 + 8 * i, and
+     * .rela.plt, whose JUMP_SLOT i names the slot plt_addr + 0x800 + 8 *
+     * (n_plt - 1 - i) (the reverse order) after .dynsym symbol i + 1.
+     * Stubs past n_plt jump through slots without a relocation. */
     const char *const *plt;
     size_t n_plt;
     uint64_t plt_addr;

@@ -22,9 +22,15 @@ static const char catalog_text[] =
     "disable exec_insn(uint64_t pc) \"pc 0x%\" PRIx64\n"
     "disable mem_access(uint64_t vaddr) \"vaddr 0x%\" PRIx64\n"
     "disable mem_phys(uint64_t paddr) \"paddr 0x%\" PRIx64\n"
-    "tb_trans(uint64_t pc) \"pc 0x%\" PRIx64\n";
+    "tb_trans(uint64_t pc) \"pc 0x%\" PRIx64\n"
+    "disable func_entry(uint64_t pc) \"pc 0x%\" PRIx64\n"
+    "disable func_exit(uint64_t pc) \"pc 0x%\" PRIx64\n"
+    "disable image_map(uint64_t start) \"start 0x%\" PRIx64\n";
 
-enum { VCPU_INIT = 1, EXEC_TB, EXEC_INSN, MEM_ACCESS, MEM_PHYS, TB_TRANS };
+enum {
+    VCPU_INIT = 1, EXEC_TB, EXEC_INSN, MEM_ACCESS, MEM_PHYS, TB_TRANS,
+    FUNC_ENTRY, FUNC_EXIT, IMAGE_MAP
+};
 
 struct fixture {
     struct qtrace_catalog cat;
@@ -232,6 +238,28 @@ static void test_evsel_no_exec_implies_nothing(void **state)
     assert_false(evsel_is_enabled(&fx->sel, TB_TRANS));
 }
 
+static void test_evsel_func_events_bring_image_map(void **state)
+{
+    struct fixture *fx = *state;
+
+    assert_int_equal(evsel_parse(&fx->sel, "func_*", &fx->err), 0);
+    evsel_apply_implications(&fx->sel);
+    assert_true(evsel_is_enabled(&fx->sel, FUNC_ENTRY));
+    assert_true(evsel_is_enabled(&fx->sel, IMAGE_MAP));
+    assert_false(evsel_is_enabled(&fx->sel, EXEC_TB));
+}
+
+static void test_evsel_minus_image_map_stays_removed(void **state)
+{
+    struct fixture *fx = *state;
+
+    assert_int_equal(evsel_parse(&fx->sel, "func_exit,-image_map",
+                                 &fx->err), 0);
+    evsel_apply_implications(&fx->sel);
+    assert_true(evsel_is_enabled(&fx->sel, FUNC_EXIT));
+    assert_false(evsel_is_enabled(&fx->sel, IMAGE_MAP));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -268,6 +296,10 @@ int main(void)
             test_evsel_minus_tb_trans_beats_implication, setup, teardown),
         cmocka_unit_test_setup_teardown(test_evsel_no_exec_implies_nothing,
                                         setup, teardown),
+        cmocka_unit_test_setup_teardown(
+            test_evsel_func_events_bring_image_map, setup, teardown),
+        cmocka_unit_test_setup_teardown(
+            test_evsel_minus_image_map_stays_removed, setup, teardown),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

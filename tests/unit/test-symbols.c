@@ -236,8 +236,12 @@ static void test_symbols_arm_thumb_bit_cleared(void **state)
     qtrace_symbols_free(s);
 }
 
-/* PLT stubs of a dynamic program: "name@plt", in .rela.plt order. */
-static void test_symbols_plt_stubs_named(void **state)
+/*
+ * PLT stubs of a dynamic program: "name@plt" after the relocation of the
+ * GOT slot each stub jumps through (the slots run in the reverse order
+ * of the relocations, so relocation order would swap the names).
+ */
+static void test_symbols_plt_stubs_named_by_slot(void **state)
 {
     static const char *const plt[] = { "puts", "exit" };
     static const struct fake_sym syms[] = {
@@ -254,19 +258,65 @@ static void test_symbols_plt_stubs_named(void **state)
     assert_int_equal(qtrace_symbols_add_map(s, path, 0x400000, 0x402000, 0,
                                             &err), 0);
     expect_sym(s, 0x401800, NULL, 0);         /* the PLT header */
-    expect_sym(s, 0x401810, "puts@plt", 0);
-    expect_sym(s, 0x40181f, "puts@plt", 0xf);
-    expect_sym(s, 0x401825, "exit@plt", 5);
+    expect_sym(s, 0x401810, "exit@plt", 0);
+    expect_sym(s, 0x40181f, "exit@plt", 0xf);
+    expect_sym(s, 0x401825, "puts@plt", 5);
     expect_sym(s, 0x401830, NULL, 0);
     expect_sym(s, 0x401000, "main", 0);
     qtrace_symbols_free(s);
-    /* A PLT of another size is a layout we do not know: no names. */
-    fe.plt_size = 0x38;
-    path = fake_elf_write(tmpdir, "plt-odd", &fe);
+    /* A stub through a slot without a relocation stays unnamed. */
+    fe.plt_size = 0x40;
+    path = fake_elf_write(tmpdir, "plt-more", &fe);
     s = qtrace_symbols_new();
     assert_int_equal(qtrace_symbols_add_map(s, path, 0x400000, 0x402000, 0,
                                             &err), 0);
-    expect_sym(s, 0x401810, NULL, 0);
+    expect_sym(s, 0x401810, "exit@plt", 0);
+    expect_sym(s, 0x401830, NULL, 0);
+    qtrace_symbols_free(s);
+}
+
+/*
+ * A PIE whose data segment starts in the page where its read-only data
+ * ends (ld's usual layout): file offset 0x2000 is mapped twice, once as
+ * rodata at 0x2000 and once as the data page at 0x3000. Both records
+ * must give the bias of the offset-0 record: one image, main found.
+ */
+static void test_symbols_shared_page_keeps_one_bias(void **state)
+{
+    static const struct fake_sym syms[] = {
+        { "main", 0x1100, 0x40, STT_FUNC, STB_GLOBAL },
+    };
+    static const struct fake_seg segs[] = {
+        { 0x0000, 0x0000, 0x618, false },
+        { 0x1000, 0x1000, 0x189, true },
+        { 0x2000, 0x2000, 0x100, false },
+        { 0x2dd0, 0x3dd0, 0x250, false },
+    };
+    struct fake_elf fe = { ELFCLASS64, EM_X86_64, ET_DYN, 0x1000, 0x189,
+                           segs, 4, syms, 1, NULL, 0, 0, 0 };
+    const char *path = fake_elf_write(tmpdir, "pie-shared", &fe);
+    const uint64_t base = 0x4000000000;
+    struct qtrace_symbols *s = qtrace_symbols_new();
+    struct qtrace_err err = { "" };
+    struct qtrace_image im;
+
+    (void)state;
+    /* Alone, the rodata record is explained by the segment holding it. */
+    assert_int_equal(qtrace_symbols_add_map(s, path, base + 0x2000,
+                                            base + 0x3000, 0x2000, &err), 0);
+    qtrace_symbols_image(s, 0, &im);
+    assert_int_equal(im.bias, base);
+    qtrace_symbols_free(s);
+    /* In QEMU's order, every record joins the first image. */
+    s = qtrace_symbols_new();
+    assert_int_equal(qtrace_symbols_add_map(s, path, base, base + 0x1000, 0,
+                                            &err), 0);
+    assert_int_equal(qtrace_symbols_add_map(s, path, base + 0x2000,
+                                            base + 0x3000, 0x2000, &err), 1);
+    assert_int_equal(qtrace_symbols_add_map(s, path, base + 0x3000,
+                                            base + 0x5000, 0x2000, &err), 1);
+    assert_int_equal(qtrace_symbols_n_images(s), 1);
+    expect_sym(s, base + 0x1100, "main", 0);
     qtrace_symbols_free(s);
 }
 
@@ -337,7 +387,8 @@ int main(void)
         cmocka_unit_test(test_symbols_program_pie_from_start_code),
         cmocka_unit_test(test_symbols_program_exec_ignores_start_code),
         cmocka_unit_test(test_symbols_arm_thumb_bit_cleared),
-        cmocka_unit_test(test_symbols_plt_stubs_named),
+        cmocka_unit_test(test_symbols_plt_stubs_named_by_slot),
+        cmocka_unit_test(test_symbols_shared_page_keeps_one_bias),
         cmocka_unit_test(test_symbols_missing_file_warns_once),
         cmocka_unit_test(test_symbols_text_file_is_not_elf),
     };

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The symbols of one ELF file while they are gathered, before sorting
+ * (elf-file.c): shared by the symbol table reader and the PLT decoder
+ * (plt.c). Single-threaded.
+ */
+#ifndef QTRACE_SYMBOLS_SYM_COLLECT_H
+#define QTRACE_SYMBOLS_SYM_COLLECT_H
+
+#include <gelf.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* A symbol found, before sorting and trimming. */
+struct cand {
+    uint64_t addr;
+    uint64_t size;                  /* st_size, 0 for most labels */
+    uint64_t sec_end;               /* end of its section (ELF address) */
+    size_t name;                    /* offset in the name pool */
+    int rank;                       /* higher wins at one address */
+    unsigned char type;             /* STT_* */
+};
+
+/* Ranks: a function over a label, then global > weak > local. */
+#define CAND_RANK_FUNC 4
+
+/* What a read collects; freed or handed to the elf_file at the end. */
+struct collect {
+    struct cand *c;
+    size_t n, cap;
+    char *pool;                     /* names, NUL-terminated each */
+    size_t pool_len, pool_cap;
+    uint16_t machine;               /* e_machine */
+};
+
+/* Add sym (in section sh) called name; -ENOMEM on failure. */
+int collect_add(struct collect *col, const GElf_Sym *sym,
+                const GElf_Shdr *sh, const char *name);
+
+/*
+ * The best function name collected at ELF address addr (an IFUNC
+ * symbol first, then the rules of cmp_cand), or NULL. Linear: for the
+ * few IRELATIVE slots of a file.
+ */
+const char *collect_name_at(const struct collect *col, uint64_t addr);
+
+/* Name the PLT stubs of elf (plt.c); 0 or -ENOMEM. */
+int plt_collect(Elf *elf, struct collect *col);
+
+#endif /* QTRACE_SYMBOLS_SYM_COLLECT_H */
