@@ -17,12 +17,15 @@ void record_summary_begin(struct record_summary *s, const char *path)
     s->existed = stat(path, &s->before) == 0;
 }
 
-/* Whether the run left the file as it found it (or left none). */
+/*
+ * Whether the run left the file as it found it (or left none), or wrote
+ * no file that can be read back (-o /dev/null, a FIFO).
+ */
 static bool is_unwritten(const struct record_summary *s)
 {
     struct stat now;
 
-    if (stat(s->path, &now) < 0) {
+    if (stat(s->path, &now) < 0 || !S_ISREG(now.st_mode)) {
         return true;
     }
     return s->existed && now.st_dev == s->before.st_dev &&

@@ -23,7 +23,8 @@ void record_summary_begin(struct record_summary *s, const char *path);
 /*
  * Print the summary line on stderr. Prints nothing when the run did not
  * write the file (it is missing, or unchanged since record_summary_begin:
- * QEMU or the plugin failed and said why).
+ * QEMU or the plugin failed and said why) or when it is no regular file
+ * (-o /dev/null).
  */
 void record_summary_print(const struct record_summary *s);
 
