@@ -3,6 +3,9 @@
  * qtrace record: run a program under qemu-<arch> with the qtrace plugin
  * loaded, and pass the guest's exit status through. The architecture comes
  * from the program's ELF header (libelf); the plugin does the recording.
+ * Before QEMU runs: PROGRAM found in PATH, -e checked against the plugin's
+ * catalog, a cross sysroot found (sysroot.c); after: the summary line
+ * (record-summary.c).
  */
 #include <errno.h>
 #include <fcntl.h>
