@@ -24,11 +24,10 @@
 #include <glib.h>
 
 #include "cli.h"
-#include "event-filter.h"
 #include "plugin-args.h"
-#include "plugin-catalog.h"
 #include "plugin-path.h"
 #include "qtrace/arch.h"
+#include "record-events.h"
 #include "record-summary.h"
 #include "sysroot.h"
 
@@ -625,61 +624,6 @@ static int find_sysroot(const struct record_opts *opts,
     return sysroot_find("record", l->program, arch, &l->sysroot);
 }
 
-/* -e patterns from an @FILE: one list per line, '#' starts a comment. */
-static int check_event_file(const struct qtrace_catalog *cat,
-                            const char *path)
-{
-    struct event_filter f;
-    struct qtrace_err err;
-    unsigned int lineno = 0;
-    char line[1024];
-    int ret = CLI_OK;
-    FILE *fp = fopen(path, "r");
-
-    /* An unreadable file is the plugin's to report, as it reads it. */
-    if (!fp) {
-        return CLI_OK;
-    }
-    while (ret == CLI_OK && fgets(line, sizeof(line), fp)) {
-        lineno++;
-        line[strcspn(line, "#\r\n")] = '\0';
-        if (line[strspn(line, ",; \t")] == '\0') {
-            continue;
-        }
-        if (event_filter_parse(&f, cat, line, &err) < 0) {
-            ret = cli_usage("record", "-e @%s: line %u: %s", path, lineno,
-                            err.msg);
-        }
-    }
-    fclose(fp);
-    return ret;
-}
-
-/*
- * A misspelt -e is a usage error found before QEMU starts, against the
- * catalog of the plugin that will run. A plugin whose catalog cannot be
- * read checks the patterns itself when QEMU loads it.
- */
-static int check_events(const struct record_opts *opts, const char *plugin)
-{
-    struct qtrace_catalog cat = { 0 };
-    struct event_filter f;
-    struct qtrace_err err;
-    int ret = CLI_OK;
-
-    if (!opts->events || plugin_catalog_load(plugin, &cat, &err) < 0) {
-        qtrace_catalog_fini(&cat);
-        return CLI_OK;
-    }
-    if (opts->events[0] == '@') {
-        ret = check_event_file(&cat, opts->events + 1);
-    } else if (event_filter_parse(&f, &cat, opts->events, &err) < 0) {
-        ret = cli_usage("record", "-e %s", err.msg);
-    }
-    qtrace_catalog_fini(&cat);
-    return ret;
-}
-
 /* Everything QEMU needs, found and checked before it runs. */
 static int prepare(const struct record_opts *opts, char **plugin,
                    struct launch *l, char **qemu)
@@ -688,7 +632,7 @@ static int prepare(const struct record_opts *opts, char **plugin,
     int ret = plugin_path_find("record", plugin);
 
     if (ret == CLI_OK) {
-        ret = check_events(opts, *plugin);
+        ret = record_events_check(opts->events, *plugin);
     }
     if (ret == CLI_OK) {
         ret = resolve_program(opts->program[0], l);
