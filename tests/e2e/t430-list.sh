@@ -3,7 +3,8 @@
 # qtrace list against the trace-events source read here with awk: every
 # event in order with its default (on, or off for "disable"), its
 # arguments, and the comment above it; the catalog of a recorded trace
-# with the events it holds (RECORDED), and -e selecting events.
+# with the events it holds (RECORDED), and -e selecting events. A plugin
+# whose symbol table was stripped has no catalog to list: one line.
 ARCH=$1
 . "$(dirname "$0")/lib.sh"
 [ -r "$TRACE_EVENTS" ] || skip "TRACE_EVENTS not readable: '$TRACE_EVENTS'"
@@ -53,4 +54,14 @@ check_eq "list FILE: mem_access not recorded" no \
 
 "$QTRACE" list "$WORK/no-such.qtr" > "$WORK/out" 2> "$WORK/err"
 check_eq "list missing FILE: status" 1 "$?"
+
+if command -v strip >/dev/null 2>&1; then
+    strip -o "$WORK/libqtrace.so" "$QTRACE_PLUGIN"
+    QTRACE_PLUGIN="$WORK/libqtrace.so" "$QTRACE" list \
+        > "$WORK/out" 2> "$WORK/err"
+    check_eq "stripped plugin: status" 1 "$?"
+    check_eq "stripped plugin: message" \
+        "qtrace list: $WORK/libqtrace.so: no symbol qtrace_catalog_text (symbol table stripped?)" \
+        "$(cat "$WORK/err")"
+fi
 finish
