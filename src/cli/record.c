@@ -572,6 +572,20 @@ static int run_qemu(char **argv)
 }
 
 /*
+ * As in a shell, the current directory is not searched: a file of that
+ * name there gets a hint rather than a silent surprise.
+ */
+static void report_not_in_path(const char *name)
+{
+    if (access(name, F_OK) == 0) {
+        cli_error("record", "%s: not found in PATH (for the file in the "
+                  "current directory, say ./%s)", name, name);
+    } else {
+        cli_error("record", "%s: not found in PATH", name);
+    }
+}
+
+/*
  * PROGRAM as execvp would find it: a name with a '/' is a path, any other
  * is searched in PATH.
  */
@@ -583,7 +597,7 @@ static int resolve_program(const char *name, struct launch *l)
         errno = 0;
         l->program = search_path(name);
         if (!l->program && errno != ENOMEM) {
-            cli_error("record", "%s: not found in PATH", name);
+            report_not_in_path(name);
             return CLI_FAIL;
         }
         l->searched = true;

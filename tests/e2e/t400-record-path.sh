@@ -3,7 +3,8 @@
 # qtrace record finds a PROGRAM named without '/' in PATH, as execvp does:
 # the asm guest of the host's ARCH (exit status and block count known by
 # construction), the host's own sh, whose $0 must read as typed ("sh",
-# as the shell run natively prints it), and a name found nowhere.
+# as the shell run natively prints it), a name found nowhere, and one
+# found only in the current directory, which a shell would not run.
 ARCH=$1
 . "$(dirname "$0")/lib.sh"
 use_guest asm "$ARCH"
@@ -37,5 +38,14 @@ check_eq "missing program: message" \
     "$(cat "$WORK/err")"
 check_eq "missing program: no trace" no \
     "$([ -e "$T" ] && echo yes || echo no)"
+
+# A file of that name in the current directory is not run, but named.
+cp "$GUEST" "$WORK/asm-here"
+(cd "$WORK" && PATH=/nonexistent "$QTRACE" record -o "$T" asm-here) \
+    > "$WORK/out" 2> "$WORK/err"
+check_eq "program in the current directory only: status" 1 "$?"
+check_eq "program in the current directory only: hint" \
+    "qtrace record: asm-here: not found in PATH (for the file in the current directory, say ./asm-here)" \
+    "$(cat "$WORK/err")"
 
 finish
