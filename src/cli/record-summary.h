@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The line qtrace record prints on stderr once QEMU has exited:
- *   qtrace record: 1234567 instructions, 45678 records, 1.2 MB, 0 lost -> run.qtr
+ * The line qtrace record prints on stderr once QEMU has exited,
+ *   qtrace record: 1234 instructions, 456 records, 1.2 MB, 0 lost -> t.qtr
  * from the trace's END chunk, read from the file's tail (trace-end.h).
  */
 #ifndef QTRACE_CLI_RECORD_SUMMARY_H

@@ -121,8 +121,7 @@ static void test_trace_end_cut_short_is_zero(void **state)
     free(path);
 }
 
-static void test_trace_end_header_shape_without_checksum_is_no_end(
-    void **state)
+static void test_trace_end_bad_checksum_is_no_end(void **state)
 {
     char *path = write_trace(NULL, true);
     struct kv_list end;
@@ -152,7 +151,7 @@ int main(void)
         cmocka_unit_test(test_trace_end_found_reads_its_keys),
         cmocka_unit_test(test_trace_end_absent_is_zero),
         cmocka_unit_test(test_trace_end_cut_short_is_zero),
-        cmocka_unit_test(test_trace_end_header_shape_without_checksum_is_no_end),
+        cmocka_unit_test(test_trace_end_bad_checksum_is_no_end),
         cmocka_unit_test(test_trace_end_missing_file_is_an_error),
     };
 
