@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "did-you-mean.h"
 #include "event-filter.h"
 
 #define SEPARATORS ",; \t"
@@ -21,6 +22,27 @@ static void set_all(struct event_filter *f, const struct qtrace_catalog *cat,
     memset(f->on, 0, sizeof(f->on));
     for (id = 1; id <= cat->n_events && id < QTRACE_MAX_EVENTS; id++) {
         f->on[id] = on;
+    }
+}
+
+/* "GLOB: no event matches", and the closest name when one is near. */
+static void report_no_match(const struct qtrace_catalog *cat,
+                            const char *glob, struct qtrace_err *err)
+{
+    struct did_you_mean dym;
+    const char *near;
+    unsigned int id;
+
+    did_you_mean_init(&dym, glob);
+    for (id = 1; id <= cat->n_events && id < QTRACE_MAX_EVENTS; id++) {
+        did_you_mean_consider(&dym, cat->events[id].name);
+    }
+    near = did_you_mean_result(&dym);
+    if (near) {
+        qtrace_err_set(err, "%s: no event matches; did you mean '%s'?", glob,
+                       near);
+    } else {
+        qtrace_err_set(err, "%s: no event matches", glob);
     }
 }
 
@@ -44,7 +66,7 @@ static int apply_pattern(struct event_filter *f,
         }
     }
     if (matched == 0) {
-        qtrace_err_set(err, "%s: no event matches", glob);
+        report_no_match(cat, glob, err);
         return -EINVAL;
     }
     return 0;

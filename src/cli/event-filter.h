@@ -22,7 +22,8 @@ struct event_filter {
  * leading '-' hides the matches. If the first pattern shows, f starts
  * empty, otherwise it starts with every event; NULL shows every event.
  * Returns 0, or -EINVAL with err naming the pattern ("mem_acess: no event
- * matches") or the empty list ("',': no pattern given").
+ * matches; did you mean 'mem_access'?", the suggestion only when a name
+ * is a likely typo away) or the empty list ("',': no pattern given").
  */
 int event_filter_parse(struct event_filter *f,
                        const struct qtrace_catalog *cat,

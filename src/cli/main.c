@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "did-you-mean.h"
 
 #ifndef QTRACE_VERSION
 #define QTRACE_VERSION "unknown"
@@ -30,6 +31,7 @@ static const struct command commands[] = {
       "convert a trace to another format (uftrace, etrace)" },
     { "report", cmd_report, "summaries of a trace (functions, syscalls)" },
     { "replay", cmd_replay, "print the guest's call tree with durations" },
+    { "list", cmd_list, "print the events that can be recorded" },
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -64,6 +66,23 @@ static const struct command *find_command(const char *name)
 
 static int misuse(const char *fmt, ...)
     __attribute__((format(printf, 1, 2)));
+
+static int unknown_command(const char *name)
+{
+    struct did_you_mean dym;
+    const char *near;
+    size_t i;
+
+    did_you_mean_init(&dym, name);
+    for (i = 0; i < N_COMMANDS; i++) {
+        did_you_mean_consider(&dym, commands[i].name);
+    }
+    near = did_you_mean_result(&dym);
+    if (near) {
+        return misuse("unknown command '%s'; did you mean '%s'?", name, near);
+    }
+    return misuse("unknown command '%s'", name);
+}
 
 static int misuse(const char *fmt, ...)
 {
@@ -126,7 +145,7 @@ static int run(int argc, char **argv, const char **who)
         }
         cmd = find_command(argv[2]);
         if (!cmd) {
-            return misuse("unknown command '%s'", argv[2]);
+            return unknown_command(argv[2]);
         }
         *who = cmd->name;
         help_argv[0] = argv[2];
@@ -137,7 +156,7 @@ static int run(int argc, char **argv, const char **who)
     }
     cmd = find_command(argv[1]);
     if (!cmd) {
-        return misuse("unknown command '%s'", argv[1]);
+        return unknown_command(argv[1]);
     }
     *who = cmd->name;
     return cmd->fn(argc - 1, argv + 1);

@@ -3,6 +3,9 @@
  * qtrace record: run a program under qemu-<arch> with the qtrace plugin
  * loaded, and pass the guest's exit status through. The architecture comes
  * from the program's ELF header (libelf); the plugin does the recording.
+ * Before QEMU runs: PROGRAM found in PATH, -e checked against the plugin's
+ * catalog, a cross sysroot found (sysroot.c); after: the summary line
+ * (record-summary.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,17 +21,18 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <glib.h>
+
 #include "cli.h"
 #include "out-guard.h"
 #include "plugin-args.h"
+#include "plugin-path.h"
 #include "qtrace/arch.h"
+#include "record-events.h"
+#include "record-summary.h"
 #include "record-verdict.h"
+#include "sysroot.h"
 
-#ifndef QTRACE_LIBDIR
-#define QTRACE_LIBDIR "lib"
-#endif
-
-#define PLUGIN_NAME "libqtrace.so"
 #define DEFAULT_OUT "qtrace.qtr"
 
 struct record_opts {
@@ -37,8 +41,12 @@ struct record_opts {
     char **opts;                    /* -O KEY=VALUE, in order; owned array */
     size_t n_opts;
     const char *qemu;               /* --qemu, or NULL */
+    char **qemu_words;              /* -Q words, in order; owned (GStrv
+                                       pieces in one growing array) */
+    size_t n_qemu_words;
     bool verbose;                   /* -v: show the QEMU command line */
     bool force;                     /* -f: -o may replace any file */
+    bool quiet;                     /* -q: no summary line at the end */
     char **program;                 /* PROGRAM and its ARGS, NULL-ended */
 };
 
@@ -46,10 +54,11 @@ static const char usage[] =
     "usage: qtrace record [OPTIONS] [--] PROGRAM [ARGS]\n"
     "\n"
     "Run PROGRAM (a Linux ELF executable of any architecture QEMU emulates)\n"
-    "under qemu-<arch> with the qtrace plugin, and write its trace. Exits\n"
-    "with PROGRAM's status (128+N if it was killed by signal N), or 1\n"
-    "when PROGRAM exited 0 but the trace lost records or could not be\n"
-    "written.\n"
+    "under qemu-<arch> with the qtrace plugin, and write its trace. A\n"
+    "PROGRAM without '/' is searched in PATH. Exits with PROGRAM's status\n"
+    "(128+N if it was killed by signal N), or 1 when PROGRAM exited 0 but\n"
+    "the trace lost records or could not be written. At the end, one line\n"
+    "on stderr sums the trace up: instructions, records, size, lost.\n"
     "\n"
     "Options:\n"
     "  -e, --events=PATTERNS    record the events matching the glob\n"
@@ -62,7 +71,11 @@ static const char usage[] =
     "                           is a qtrace trace or empty\n"
     "  -f, --force              replace FILE whatever it holds\n"
     "  -O, --option=KEY=VALUE   pass KEY=VALUE to the plugin; repeatable\n"
+    "  -Q, --qemu-opt=OPTS      pass OPTS to QEMU, split into words as a\n"
+    "                           shell would ('-cpu max' is two words);\n"
+    "                           repeatable\n"
     "      --qemu=PATH          run this QEMU instead of qemu-<arch>\n"
+    "  -q, --quiet              no summary line on stderr at the end\n"
     "  -v, --verbose            print the QEMU command line on stderr\n"
     "  -h, --help               print this help and exit\n"
     "\n"
@@ -71,7 +84,9 @@ static const char usage[] =
     "  QTRACE_PLUGIN   path of " PLUGIN_NAME " (default: found beside\n"
     "                  the qtrace executable)\n"
     "  QEMU_LD_PREFIX  where QEMU finds the guest's dynamic loader and\n"
-    "                  libraries (e.g. /usr/aarch64-linux-gnu)\n";
+    "                  libraries; default for a foreign dynamic PROGRAM:\n"
+    "                  the /usr/<triple> holding its loader\n"
+    "                  (e.g. /usr/aarch64-linux-gnu)\n";
 
 enum { OPT_QEMU = 256 };
 
@@ -79,7 +94,9 @@ static const struct option long_opts[] = {
     { "events", required_argument, NULL, 'e' },
     { "output", required_argument, NULL, 'o' },
     { "option", required_argument, NULL, 'O' },
+    { "qemu-opt", required_argument, NULL, 'Q' },
     { "qemu", required_argument, NULL, OPT_QEMU },
+    { "quiet", no_argument, NULL, 'q' },
     { "verbose", no_argument, NULL, 'v' },
     { "force", no_argument, NULL, 'f' },
     { "help", no_argument, NULL, 'h' },
@@ -127,6 +144,39 @@ static int add_option(struct record_opts *opts, char *kv)
     return CLI_OK;
 }
 
+/*
+ * One -Q value: split into words as a shell would (blanks separate,
+ * quotes and backslashes group, nothing is expanded), appended in order.
+ */
+static int add_qemu_words(struct record_opts *opts, const char *value)
+{
+    GError *gerr = NULL;
+    gchar **words = NULL;
+    gint n = 0, i;
+    char **bigger;
+
+    if (!g_shell_parse_argv(value, &n, &words, &gerr)) {
+        int ret = cli_usage("record", "-Q %s: %s", value, gerr ?
+                            gerr->message : "cannot split into words");
+
+        g_clear_error(&gerr);
+        return ret;
+    }
+    bigger = realloc(opts->qemu_words,
+                     (opts->n_qemu_words + (size_t)n) * sizeof(*bigger));
+    if (!bigger) {
+        g_strfreev(words);
+        cli_error("record", "-Q %s: %s", value, strerror(ENOMEM));
+        return CLI_FAIL;
+    }
+    opts->qemu_words = bigger;
+    for (i = 0; i < n; i++) {
+        opts->qemu_words[opts->n_qemu_words++] = words[i];
+    }
+    g_free(words);      /* the array only: the words now belong to opts */
+    return CLI_OK;
+}
+
 static int parse_opts(int argc, char **argv, struct record_opts *opts)
 {
     int ret = CLI_OK;
@@ -135,7 +185,7 @@ static int parse_opts(int argc, char **argv, struct record_opts *opts)
     opterr = 0;
     /* '+': stop at PROGRAM, whose own options are not ours. */
     while (ret == CLI_OK &&
-           (c = getopt_long(argc, argv, "+:e:o:O:vfh", long_opts, NULL)) !=
+           (c = getopt_long(argc, argv, "+:e:o:O:Q:qvfh", long_opts, NULL)) !=
            -1) {
         switch (c) {
         case 'e':
@@ -150,8 +200,14 @@ static int parse_opts(int argc, char **argv, struct record_opts *opts)
         case 'O':
             ret = add_option(opts, optarg);
             break;
+        case 'Q':
+            ret = add_qemu_words(opts, optarg);
+            break;
         case OPT_QEMU:
             opts->qemu = optarg;
+            break;
+        case 'q':
+            opts->quiet = true;
             break;
         case 'v':
             opts->verbose = true;
@@ -359,70 +415,6 @@ static int find_qemu(const struct record_opts *opts,
     return CLI_OK;
 }
 
-/*
- * $QTRACE_PLUGIN, else beside the qtrace executable: in a build tree
- * (build/src/cli/qtrace, build/src/plugin/libqtrace.so), then installed
- * (PREFIX/bin/qtrace, PREFIX/LIBDIR/qtrace/libqtrace.so).
- */
-static int find_plugin(char **plugin)
-{
-    const char *env = getenv("QTRACE_PLUGIN");
-    char exe[PATH_MAX];
-    char cand[2][PATH_MAX + 64];
-    ssize_t n;
-    size_t i;
-
-    if (env && *env) {
-        if (access(env, R_OK) < 0) {
-            cli_error("record", "QTRACE_PLUGIN=%s: %s", env,
-                      strerror(errno));
-            return CLI_FAIL;
-        }
-        *plugin = realpath(env, NULL);
-        if (!*plugin) {
-            cli_error("record", "QTRACE_PLUGIN=%s: %s", env,
-                      strerror(errno));
-            return CLI_FAIL;
-        }
-        return CLI_OK;
-    }
-    n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-    if (n < 0) {
-        cli_error("record", "/proc/self/exe: %s (set QTRACE_PLUGIN to the "
-                  "path of " PLUGIN_NAME ")", strerror(errno));
-        return CLI_FAIL;
-    }
-    exe[n] = '\0';
-    /*
-     * The link is canonical (no "..", no symlinks), so cutting two
-     * components gives the parent of qtrace's directory.
-     */
-    for (i = 0; i < 2; i++) {
-        char *slash = strrchr(exe, '/');
-
-        if (slash) {
-            *slash = '\0';
-        }
-    }
-    snprintf(cand[0], sizeof(cand[0]), "%s/plugin/" PLUGIN_NAME, exe);
-    if (QTRACE_LIBDIR[0] == '/') {
-        snprintf(cand[1], sizeof(cand[1]), QTRACE_LIBDIR "/qtrace/"
-                 PLUGIN_NAME);
-    } else {
-        snprintf(cand[1], sizeof(cand[1]), "%s/" QTRACE_LIBDIR
-                 "/qtrace/" PLUGIN_NAME, exe);
-    }
-    for (i = 0; i < 2; i++) {
-        *plugin = realpath(cand[i], NULL);
-        if (*plugin) {
-            return CLI_OK;
-        }
-    }
-    cli_error("record", PLUGIN_NAME ": not found (looked for %s and %s; set "
-              "QTRACE_PLUGIN to its path)", cand[0], cand[1]);
-    return CLI_FAIL;
-}
-
 /* Print one word of a command line so that a shell reads it back. */
 static void print_quoted(const char *word)
 {
@@ -458,29 +450,54 @@ static void print_command(char *const *argv)
     fputc('\n', stderr);
 }
 
+/* What record hands QEMU besides the plugin: found before QEMU runs. */
+struct launch {
+    char *program;                  /* PROGRAM's path, searched in PATH when
+                                       it has no '/'; owned */
+    bool searched;                  /* program came from PATH */
+    char *sysroot;                  /* -L DIR for a foreign dynamic PROGRAM,
+                                       or NULL; owned */
+};
+
 /*
- * qemu [-plugin ARGS] -- PROGRAM ARGS: "--" ends QEMU's options, so a
- * PROGRAM whose name starts with '-' is not taken for one.
+ * qemu [-L SYSROOT] [-0 NAME] [-Q WORDS] -plugin ARGS -- PROGRAM ARGS:
+ * "--" ends QEMU's options, so a PROGRAM whose name starts with '-' is
+ * not taken for one. The user's -Q words come after qtrace's own, so that
+ * theirs win where QEMU keeps the last (-L, -0).
  */
-static char **build_argv(char *qemu, char *plugin_arg, char **program)
+static char **build_argv(char *qemu, char *plugin_arg,
+                         const struct record_opts *opts,
+                         const struct launch *l)
 {
-    size_t n = 0;
-    size_t i;
+    size_t n = 0, i, k = 0;
     char **argv;
 
-    while (program[n]) {
+    while (opts->program[n]) {
         n++;
     }
-    argv = calloc(n + 5, sizeof(*argv));
+    argv = calloc(n + opts->n_qemu_words + 9, sizeof(*argv));
     if (!argv) {
         return NULL;
     }
-    argv[0] = qemu;
-    argv[1] = "-plugin";
-    argv[2] = plugin_arg;
-    argv[3] = "--";
-    for (i = 0; i < n; i++) {
-        argv[4 + i] = program[i];
+    argv[k++] = qemu;
+    if (l->sysroot) {
+        argv[k++] = "-L";
+        argv[k++] = l->sysroot;
+    }
+    if (l->searched) {
+        /* Like execvp: the guest's argv[0] stays the name as typed. */
+        argv[k++] = "-0";
+        argv[k++] = opts->program[0];
+    }
+    for (i = 0; i < opts->n_qemu_words; i++) {
+        argv[k++] = opts->qemu_words[i];
+    }
+    argv[k++] = "-plugin";
+    argv[k++] = plugin_arg;
+    argv[k++] = "--";
+    argv[k++] = l->program;
+    for (i = 1; i < n; i++) {
+        argv[k++] = opts->program[i];
     }
     return argv;
 }
@@ -596,17 +613,116 @@ static int judge_recording(const struct record_opts *opts,
     return record_verdict_status(opts->out, &v, qemu_status);
 }
 
+/*
+ * As in a shell, the current directory is not searched: a file of that
+ * name there gets a hint rather than a silent surprise.
+ */
+static void report_not_in_path(const char *name)
+{
+    if (access(name, F_OK) == 0) {
+        cli_error("record", "%s: not found in PATH (for the file in the "
+                  "current directory, say ./%s)", name, name);
+    } else {
+        cli_error("record", "%s: not found in PATH", name);
+    }
+}
+
+/*
+ * PROGRAM as execvp would find it: a name with a '/' is a path, any other
+ * is searched in PATH.
+ */
+static int resolve_program(const char *name, struct launch *l)
+{
+    if (strchr(name, '/')) {
+        l->program = strdup(name);
+    } else {
+        errno = 0;
+        l->program = search_path(name);
+        if (!l->program && errno != ENOMEM) {
+            report_not_in_path(name);
+            return CLI_FAIL;
+        }
+        l->searched = true;
+    }
+    if (!l->program) {
+        cli_error("record", "%s: %s", name, strerror(ENOMEM));
+        return CLI_FAIL;
+    }
+    return CLI_OK;
+}
+
+/* Whether QEMU is already told where the guest's libraries are. */
+static bool has_ld_prefix(const struct record_opts *opts)
+{
+    const char *env = getenv("QEMU_LD_PREFIX");
+    size_t i;
+
+    if (env && *env) {
+        return true;
+    }
+    /* QEMU's user-mode options take one dash or two. */
+    for (i = 0; i < opts->n_qemu_words; i++) {
+        if (strcmp(opts->qemu_words[i], "-L") == 0 ||
+            strcmp(opts->qemu_words[i], "--L") == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* A foreign dynamic PROGRAM gets the cross sysroot holding its loader. */
+static int find_sysroot(const struct record_opts *opts,
+                        const struct qtrace_arch *arch, struct launch *l)
+{
+    if (has_ld_prefix(opts)) {
+        return CLI_OK;
+    }
+    return sysroot_find("record", l->program, arch, &l->sysroot);
+}
+
+/* Everything QEMU needs, found and checked before it runs. */
+static int prepare(const struct record_opts *opts, char **plugin,
+                   struct launch *l, char **qemu)
+{
+    const struct qtrace_arch *arch;
+    int ret = plugin_path_find("record", plugin);
+
+    if (ret == CLI_OK) {
+        ret = record_events_check(opts->events, *plugin);
+    }
+    if (ret == CLI_OK) {
+        ret = resolve_program(opts->program[0], l);
+    }
+    if (ret == CLI_OK) {
+        ret = probe_program(l->program, &arch);
+    }
+    if (ret == CLI_OK) {
+        ret = find_sysroot(opts, arch, l);
+    }
+    if (ret == CLI_OK) {
+        ret = find_qemu(opts, arch, qemu);
+    }
+    return ret;
+}
+
 static void free_opts(struct record_opts *opts)
 {
+    size_t i;
+
     free(opts->events);
     free(opts->opts);
+    for (i = 0; i < opts->n_qemu_words; i++) {
+        g_free(opts->qemu_words[i]);
+    }
+    free(opts->qemu_words);
 }
 
 int cmd_record(int argc, char **argv)
 {
     struct record_opts opts = { .out = DEFAULT_OUT };
-    const struct qtrace_arch *arch;
+    struct launch launch = { NULL, false, NULL };
     struct plugin_args pa = { NULL, NULL, NULL, NULL, 0 };
+    struct record_summary summary;
     char *qemu = NULL, *plugin = NULL, *plugin_arg = NULL;
     char **qemu_argv = NULL;
     char *status_path = NULL, *status_kv = NULL;
@@ -618,13 +734,7 @@ int cmd_record(int argc, char **argv)
         ret = CLI_FAIL;
     }
     if (ret == CLI_OK) {
-        ret = probe_program(opts.program[0], &arch);
-    }
-    if (ret == CLI_OK) {
-        ret = find_qemu(&opts, arch, &qemu);
-    }
-    if (ret == CLI_OK) {
-        ret = find_plugin(&plugin);
+        ret = prepare(&opts, &plugin, &launch, &qemu);
     }
     if (ret == CLI_OK) {
         ret = add_status_option(&opts, &status_path, &status_kv);
@@ -633,7 +743,7 @@ int cmd_record(int argc, char **argv)
         pa = (struct plugin_args){ plugin, opts.out, opts.events, opts.opts,
                                    opts.n_opts };
         plugin_arg = plugin_args_join(&pa);
-        qemu_argv = plugin_arg ? build_argv(qemu, plugin_arg, opts.program)
+        qemu_argv = plugin_arg ? build_argv(qemu, plugin_arg, &opts, &launch)
                                : NULL;
         if (!qemu_argv) {
             cli_error("record", "%s: %s", opts.program[0], strerror(ENOMEM));
@@ -644,7 +754,11 @@ int cmd_record(int argc, char **argv)
         if (opts.verbose) {
             print_command(qemu_argv);
         }
+        record_summary_begin(&summary, opts.out);
         ret = run_qemu(qemu_argv);
+        if (!opts.quiet) {
+            record_summary_print(&summary);
+        }
         ret = judge_recording(&opts, status_path, ret);
     }
     record_verdict_remove(status_path);
@@ -654,6 +768,8 @@ int cmd_record(int argc, char **argv)
     free(plugin_arg);
     free(plugin);
     free(qemu);
+    free(launch.program);
+    free(launch.sysroot);
     free_opts(&opts);
     return ret;
 }

@@ -335,9 +335,21 @@ static void vcpu_dropped(struct vbuf *vb, uint64_t lost)
     r->block_insns = (uint32_t)(vc->icount - vc->tb_time);
 }
 
-/* End a stream: its last chunk goes to the writer. */
+/*
+ * Whether a block callback keeps each vCPU's instruction count (else only
+ * inline counters, or nothing, count the guest's instructions).
+ */
+static bool keeps_icount(void)
+{
+    return qt.need_icount || qt.trace_calls;
+}
+
+/* End a stream: its last chunk goes to the writer, its count to END. */
 static void stop_stream(struct vcpu *vc)
 {
+    if (keeps_icount()) {
+        writer_insns_add(vc->icount);
+    }
     vbuf_stop(&vc->buf);
 }
 
@@ -584,6 +596,14 @@ static void vcpu_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 
 /* ---- counters ---- */
 
+/* Inline counts give END's instruction total when no callback counts. */
+static void count_block_insns(const struct tb_info *ti, uint64_t execs)
+{
+    if (!keeps_icount()) {
+        writer_insns_add(execs * ti->n_insns);
+    }
+}
+
 /*
  * One tb_count record per block executed since the last call, in the
  * translation stream; the counters restart from zero. Runs at exit and
@@ -605,6 +625,7 @@ static void emit_counts(void)
         if (n == 0) {
             continue;
         }
+        count_block_insns(ti, n);
         r = writer_trans_reserve(sizeof(*r));
         if (!r) {
             writer_count_lost(1);
@@ -906,6 +927,9 @@ int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
     if (writer_start(&cfg, sinks, n_sinks, &err) < 0) {
         fprintf(stderr, "qtrace: %s\n", err.msg);
         return -1;
+    }
+    if (keeps_icount() || qt.trace_tb_count) {
+        writer_insns_enable();
     }
     register_callbacks(id);
     return 0;

@@ -382,6 +382,32 @@ int writer_start(const struct writer_cfg *cfg, struct sink **sinks,
 static const char *end_extra = "";
 static const char *status_path;
 
+/* Instructions for END's insns=; counted is set once, at install. */
+static struct {
+    bool counted;
+    atomic_uint_fast64_t total;
+} insns;
+
+void writer_insns_enable(void)
+{
+    insns.counted = true;
+}
+
+void writer_insns_add(uint64_t n)
+{
+    atomic_fetch_add_explicit(&insns.total, n, memory_order_relaxed);
+}
+
+/* "insns=N\n" when the plugin counts instructions, else nothing. */
+static void fmt_end_insns(char *buf, size_t len)
+{
+    buf[0] = '\0';
+    if (insns.counted) {
+        snprintf(buf, len, "insns=%" PRIu64 "\n",
+                 (uint64_t)atomic_load(&insns.total));
+    }
+}
+
 void writer_set_end_extra(const char *text)
 {
     end_extra = text;
@@ -407,12 +433,15 @@ static size_t count_failed(void)
 static void fmt_end(char *end, size_t len, const char *exit_reason,
                     size_t failed)
 {
+    char insns_line[48];
+
+    fmt_end_insns(insns_line, sizeof(insns_line));
     snprintf(end, len,
              "records=%" PRIu64 "\nchunks=%" PRIu64 "\nbytes=%" PRIu64
-             "\nlost=%" PRIu64 "\nfailed_outputs=%zu\nexit=%s\n%s",
+             "\nlost=%" PRIu64 "\nfailed_outputs=%zu\n%sexit=%s\n%s",
              w.records, w.chunks, w.bytes,
-             (uint64_t)atomic_load(&w.lost_records), failed, exit_reason,
-             end_extra);
+             (uint64_t)atomic_load(&w.lost_records), failed, insns_line,
+             exit_reason, end_extra);
 }
 
 /*

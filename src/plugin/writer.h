@@ -69,6 +69,16 @@ void writer_count_lost(uint32_t records);
 void writer_set_end_extra(const char *text);
 
 /*
+ * The guest instructions the trace covers, for the END chunk's insns=
+ * line. writer_insns_enable (at install) says the plugin counts them;
+ * without it END has no insns line. writer_insns_add adds a stream's
+ * count when the stream ends, or a batch of inline counts; any thread,
+ * never per event.
+ */
+void writer_insns_enable(void);
+void writer_insns_add(uint64_t insns);
+
+/*
  * Flush everything queued, close the sinks (the END chunk carries the
  * totals) and join the thread. Called once, at exit.
  */

@@ -33,13 +33,13 @@ misuse() {
 
 # Help and version.
 run 0 --help
-for cmd in record dump info; do
+for cmd in record dump info list; do
     check_grep "--help lists $cmd" "^  $cmd " "$WORK/out"
 done
 check_eq "--help: stderr empty" 0 "$(wc -c < "$WORK/err")"
 run 0 --version
 check_grep "--version" '^qtrace [0-9]+\.[0-9]+' "$WORK/out"
-for cmd in record dump info; do
+for cmd in record dump info list; do
     run 0 "$cmd" --help
     check_grep "$cmd --help: usage line" "^usage: qtrace $cmd" "$WORK/out"
 done

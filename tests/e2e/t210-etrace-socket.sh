@@ -101,7 +101,7 @@ lost_peer() {
     start_peer "$name" "$@"
     # $extra is "" or "-O KEY=VALUE": split on purpose.
     # shellcheck disable=SC2086
-    "$QTRACE" record -e "$EVENTS" -o "$WORK/$name.qtr" \
+    "$QTRACE" record -q -e "$EVENTS" -o "$WORK/$name.qtr" \
         -O "etrace=unix:$WORK/$name.sock" -O etrace-flags=all \
         $extra -- "$BIG" > /dev/null 2> "$WORK/$name.err"
     check_eq "$name: exit status" "$want" "$?"

@@ -11,7 +11,7 @@ use_guest asm x86_64
 
 # bad_option OPTION MESSAGE: QEMU refuses OPTION with qtrace's MESSAGE.
 bad_option() {
-    "$QTRACE" record -o "$WORK/bad.qtr" -O "$1" -- "$GUEST" \
+    "$QTRACE" record -q -o "$WORK/bad.qtr" -O "$1" -- "$GUEST" \
         > /dev/null 2> "$WORK/bad.err"
     st=$?
     if [ "$st" -ne 0 ] && [ "$st" -ne 42 ]; then

@@ -13,7 +13,7 @@ TRUE=$(command -v true)
 case "$TRUE" in /*) ;; *) TRUE=/bin/true ;; esac
 [ -x "$TRUE" ] || skip "no $TRUE"
 
-"$QTRACE" record -o "$WORK/ok.qtr" -- "$TRUE" 2> "$WORK/err"
+"$QTRACE" record -q -o "$WORK/ok.qtr" -- "$TRUE" 2> "$WORK/err"
 check_eq "whole trace: status" 0 "$?"
 check_eq "whole trace: messages" "" "$(cat "$WORK/err")"
 

@@ -2,7 +2,8 @@
 /*
  * Unit tests of the qtrace command's argument logic: the -plugin value
  * record gives QEMU (src/cli/plugin-args.c) and the -e event filter of
- * the reading commands (src/cli/event-filter.c).
+ * the reading commands (src/cli/event-filter.c) with its "did you mean"
+ * (src/cli/did-you-mean.c).
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -14,6 +15,7 @@
 
 #include <cmocka.h>
 
+#include "did-you-mean.h"
 #include "event-filter.h"
 #include "plugin-args.h"
 
@@ -181,7 +183,51 @@ static void test_event_filter_typo_is_an_error(void **state)
 
     assert_int_equal(event_filter_parse(&f, cat, "exec_tb,mem_acess", &err),
                      -EINVAL);
-    assert_string_equal(err.msg, "mem_acess: no event matches");
+    assert_string_equal(err.msg, "mem_acess: no event matches; did you "
+                        "mean 'mem_access'?");
+}
+
+static void test_event_filter_far_word_gets_no_suggestion(void **state)
+{
+    const struct qtrace_catalog *cat = *state;
+    struct event_filter f;
+    struct qtrace_err err;
+
+    assert_int_equal(event_filter_parse(&f, cat, "syscall", &err), -EINVAL);
+    assert_string_equal(err.msg, "syscall: no event matches");
+}
+
+static void test_did_you_mean_distance_counts_edits(void **state)
+{
+    (void)state;
+    assert_int_equal(did_you_mean_distance("mem_access", "mem_access"), 0);
+    assert_int_equal(did_you_mean_distance("mem_acess", "mem_access"), 1);
+    /* A swap of neighbours is one edit; case does not count. */
+    assert_int_equal(did_you_mean_distance("mem_accses", "mem_access"), 1);
+    assert_int_equal(did_you_mean_distance("MEM_ACCESS", "mem_access"), 0);
+    assert_int_equal(did_you_mean_distance("", "abc"), 3);
+    assert_int_equal(did_you_mean_distance("kitten", "sitting"), 3);
+}
+
+static void test_did_you_mean_picks_closest_within_limit(void **state)
+{
+    static const char *const names[] = { "exec_tb", "exec_insn", "list" };
+    struct did_you_mean dym;
+    size_t i;
+
+    (void)state;
+    did_you_mean_init(&dym, "exec_ins");
+    for (i = 0; i < 3; i++) {
+        did_you_mean_consider(&dym, names[i]);
+    }
+    assert_string_equal(did_you_mean_result(&dym), "exec_insn");
+    /* "lst" is one edit from "list"; "xyz" three from all: too far. */
+    did_you_mean_init(&dym, "lst");
+    did_you_mean_consider(&dym, "list");
+    assert_string_equal(did_you_mean_result(&dym), "list");
+    did_you_mean_init(&dym, "xyz");
+    did_you_mean_consider(&dym, "list");
+    assert_null(did_you_mean_result(&dym));
 }
 
 static void test_event_filter_empty_list_is_an_error(void **state)
@@ -213,6 +259,9 @@ int main(void)
         cmocka_unit_test(test_event_filter_minus_first_hides_from_all),
         cmocka_unit_test(test_event_filter_later_pattern_wins),
         cmocka_unit_test(test_event_filter_typo_is_an_error),
+        cmocka_unit_test(test_event_filter_far_word_gets_no_suggestion),
+        cmocka_unit_test(test_did_you_mean_distance_counts_edits),
+        cmocka_unit_test(test_did_you_mean_picks_closest_within_limit),
         cmocka_unit_test(test_event_filter_empty_list_is_an_error),
     };
     int failed = cmocka_run_group_tests(plugin_args, NULL, NULL);
