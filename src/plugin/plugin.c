@@ -17,6 +17,7 @@
 #include "../format/etrace.h"
 #include "../qemu/qemu-compat.h"
 #include "calls.h"
+#include "insn-extent.h"
 #include "maps.h"
 #include "mem.h"
 #include "meta.h"
@@ -416,10 +417,11 @@ static uint32_t describe_insns(struct qemu_plugin_tb *tb, struct tb_info *ti,
         uint8_t op[4] = { 0 };
 
         in->pc = qemu_plugin_insn_vaddr(insn);
-        in->size = (uint8_t)qemu_plugin_insn_size(insn);
+        in->size = (uint8_t)insn_extent_size(tb, i, ti->n_insns);
         in->idx = (uint16_t)i;
         in->tb = ti;
-        qc_insn_bytes(insn, op, sizeof(op));
+        qc_insn_bytes(insn, op, in->size < sizeof(op) ? in->size :
+                                                        sizeof(op));
         in->opcode = (uint32_t)op[0] | (uint32_t)op[1] << 8 |
                      (uint32_t)op[2] << 16 | (uint32_t)op[3] << 24;
         if (want_disas) {
@@ -458,8 +460,12 @@ static void emit_tb_trans(struct qemu_plugin_tb *tb, const struct tb_info *ti)
     r->code_len = (uint16_t)code_len;
     code = (uint8_t *)r + QTRACE_EV_TB_TRANS_FIXED;
     for (i = 0; i < ti->n_insns && off < code_len; i++) {
+        /* An instruction's executed bytes only (insn-extent.c). */
+        uint32_t room = code_len - off;
+
         off += (uint32_t)qc_insn_bytes(qemu_plugin_tb_get_insn(tb, i),
-                                       code + off, code_len - off);
+                                       code + off, ti->insns[i].size < room ?
+                                       ti->insns[i].size : room);
     }
     memset(code + off, 0, r->hdr.size - QTRACE_EV_TB_TRANS_FIXED - off);
     writer_trans_commit();
@@ -536,7 +542,7 @@ static qemu_plugin_vcpu_udata_cb_t pick_tb_cb(const struct tb_info *ti)
 
 static void vcpu_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
-    size_t n = qemu_plugin_tb_n_insns(tb);
+    size_t n = insn_extent_count(tb, qemu_plugin_tb_n_insns(tb));
     bool want_disas = qt.keep_disas ||
                       filter_has_insn_filters(&qt.opts.filter);
     struct tb_info *ti;
@@ -874,6 +880,7 @@ int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
     }
     qt.system_mode = info->system_emulation;
     snprintf(qt.target, sizeof(qt.target), "%s", info->target_name);
+    insn_extent_setup(qt.target, qc_api());
     snprintf(qt.qemu_version, sizeof(qt.qemu_version), "%s",
              qc_qemu_version(info->target_name));
     atomic_init(&qt.next_stream, 1);
