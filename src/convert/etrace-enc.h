@@ -2,7 +2,8 @@
 /*
  * The etrace encoder: turns what a native trace holds (translations, block
  * executions, memory accesses, vCPU life, syscalls) into Xilinx etrace
- * records, merged and ordered the way the Xilinx QEMU writes them. One
+ * records, one EXEC entry per block and in the order the run reached
+ * them, the way the Xilinx QEMU writes them. One
  * encoder per output, used from one thread: the plugin's writer thread
  * (sink-etrace.c) or `qtrace convert --to etrace` (etrace.c).
  */
@@ -67,10 +68,25 @@ int etrace_enc_syscall(struct etrace_enc *enc, uint16_t unit, uint64_t time,
 int etrace_enc_syscall_ret(struct etrace_enc *enc, uint16_t unit,
                            uint64_t time, int64_t num, int64_t ret);
 
-/* Write the buffered bytes (records waiting to merge stay). */
+/*
+ * Unit passed order point `point` of the run: the plugin numbers, across
+ * all vCPUs, the moments a vCPU starts, exits and enters or leaves a
+ * system call (event `order`), each vCPU's in increasing order. From
+ * here to its next point, the unit's records are held and written after
+ * every unit's records from before the points below this one; the next
+ * point expected is 0, then 1, 2... Records of a unit that has passed no
+ * point are written as they come. A missing point is waited for until
+ * 64 MiB are held, or until the end.
+ */
+int etrace_enc_order(struct etrace_enc *enc, uint16_t unit, uint64_t point);
+
+/* Write the buffered bytes (held records and a waiting block stay). */
 int etrace_enc_sync(struct etrace_enc *enc);
 
-/* Write everything still waiting: pending blocks, the EXEC record. */
+/*
+ * Write everything still waiting: pending blocks, the EXEC record, held
+ * records in the order of their points.
+ */
 int etrace_enc_end(struct etrace_enc *enc);
 
 #endif /* QTRACE_CONVERT_ETRACE_ENC_H */

@@ -49,6 +49,7 @@ static struct {
     bool trace_syscall_ret;
     bool trace_calls;           /* func_entry / func_exit (calls.c) */
     bool trace_maps;            /* image_map (maps.c) */
+    bool trace_order;           /* order points (mark_order) */
     bool keep_disas;            /* the log sink prints QEMU's disassembly */
     bool trace_tb_count;        /* inline execution counters */
     bool need_icount;           /* some record carries a time */
@@ -56,6 +57,7 @@ static struct {
     bool pack_mem;              /* accesses as mem packets (user, exec_tb) */
     bool mem_values;            /* QEMU gives accessed values (API 4+) */
     atomic_uint next_stream;
+    atomic_uint_fast64_t next_order;    /* the next order point's seq */
     atomic_bool exited;
     atomic_bool warned_vcpus;
 } qt;
@@ -258,6 +260,23 @@ static void vcpu_insn_exec(unsigned int vcpu_index, void *udata)
     r->idx = in->idx;
 }
 
+/*
+ * An order point: a number from one counter shared by all vCPUs, taken
+ * where the vCPU meets the rest of the system (start, exit, system
+ * calls), so that a reader can put vCPU streams in one order (the etrace
+ * sink does). Not per block: the atomic add would bounce its cache line
+ * between vCPU threads.
+ */
+static void mark_order(struct vcpu *vc)
+{
+    struct qtrace_ev_order *r;
+
+    if (qt.trace_order) {
+        r = emit(vc, QTRACE_EV_ORDER, sizeof(*r), vc->icount);
+        r->seq = atomic_fetch_add(&qt.next_order, 1);
+    }
+}
+
 static void vcpu_syscall(qemu_plugin_id_t id, unsigned int vcpu_index,
                          int64_t num, uint64_t a1, uint64_t a2, uint64_t a3,
                          uint64_t a4, uint64_t a5, uint64_t a6, uint64_t a7,
@@ -272,6 +291,7 @@ static void vcpu_syscall(qemu_plugin_id_t id, unsigned int vcpu_index,
     if (!vc) {
         return;
     }
+    mark_order(vc);
     if (qt.trace_calls) {
         calls_syscall(vcpu_index, num, vc->icount);
     }
@@ -301,6 +321,7 @@ static void vcpu_syscall_ret(qemu_plugin_id_t id, unsigned int vcpu_index,
     if (!vc) {
         return;
     }
+    mark_order(vc);
     if (qt.trace_calls) {
         calls_syscall_ret(vcpu_index, num, vc->icount);
     }
@@ -377,6 +398,7 @@ static void vcpu_init(qemu_plugin_id_t id, unsigned int vcpu_index)
     if (qt.trace_calls) {
         calls_vcpu_start(vcpu_index, &vc->buf, &vc->calls);
     }
+    mark_order(vc);
     if (qt.trace_vcpu) {
         r = emit(vc, QTRACE_EV_VCPU_INIT, sizeof(*r), 0);
         r->vcpu = vcpu_index;
@@ -395,6 +417,7 @@ static void vcpu_exit(qemu_plugin_id_t id, unsigned int vcpu_index)
     if (qt.trace_calls) {
         calls_vcpu_stop(vcpu_index, vc->icount);
     }
+    mark_order(vc);
     if (qt.trace_vcpu) {
         r = emit(vc, QTRACE_EV_VCPU_EXIT, sizeof(*r), vc->icount);
         r->vcpu = vcpu_index;
@@ -685,6 +708,8 @@ static void choose_etrace_events(struct evsel *sel, uint32_t flags)
         ((flags & ETRACE_F_GPIO) && qt.system_mode)) {
         evsel_enable(sel, QTRACE_EV_MEM_ACCESS);
     }
+    /* Records of vCPUs go out in the run's order (etrace-enc.h). */
+    evsel_enable(sel, QTRACE_EV_ORDER);
     if (flags & ETRACE_F_CPU) {
         evsel_enable(sel, QTRACE_EV_VCPU_INIT);
         evsel_enable(sel, QTRACE_EV_VCPU_EXIT);
@@ -747,6 +772,7 @@ static void choose_instrumentation(void)
                     evsel_is_enabled(sel, QTRACE_EV_VCPU_EXIT);
     qt.trace_syscall = evsel_is_enabled(sel, QTRACE_EV_SYSCALL);
     qt.trace_syscall_ret = evsel_is_enabled(sel, QTRACE_EV_SYSCALL_RET);
+    qt.trace_order = evsel_is_enabled(sel, QTRACE_EV_ORDER);
     qt.trace_calls = calls_setup(qt.target,
                                  evsel_is_enabled(sel, QTRACE_EV_FUNC_ENTRY),
                                  evsel_is_enabled(sel, QTRACE_EV_FUNC_EXIT));
@@ -846,7 +872,7 @@ static int open_sinks(const qemu_info_t *info, struct sink **sinks,
 
 static void register_callbacks(qemu_plugin_id_t id)
 {
-    bool hooks = qt.trace_calls || qt.trace_maps;
+    bool hooks = qt.trace_calls || qt.trace_maps || qt.trace_order;
 
     qemu_plugin_register_vcpu_init_cb(id, vcpu_init);
     qemu_plugin_register_vcpu_exit_cb(id, vcpu_exit);
