@@ -210,12 +210,23 @@ static struct unit_state *unit_of(struct etrace_enc *enc, uint16_t unit)
     return &enc->units[unit];
 }
 
+/*
+ * Whether unit u's records wait in its open segment: it started at a
+ * point that is not the next to write. The segment at the next point
+ * goes straight out, so that a run whose vCPUs meet no point (one vCPU,
+ * system mode) reaches a socket peer live.
+ */
+static bool is_held(const struct etrace_enc *enc, const struct unit_state *u)
+{
+    return u->ordered && u->open.point > enc->next_point;
+}
+
 /* Make put() write where unit's records go: its open segment, or out. */
 static void route(struct etrace_enc *enc, uint16_t unit)
 {
     struct unit_state *u = unit < enc->n_units ? &enc->units[unit] : NULL;
 
-    enc->dst = u && u->ordered ? &u->open : NULL;
+    enc->dst = u && is_held(enc, u) ? &u->open : NULL;
 }
 
 /* ---- EXEC ---- */
@@ -362,6 +373,22 @@ static struct segment heap_pop(struct etrace_enc *enc)
     }
 }
 
+/* Open segments whose turn came: what they hold goes out, the rest too. */
+static void release_open(struct etrace_enc *enc)
+{
+    size_t i;
+
+    for (i = 0; i < enc->n_units; i++) {
+        struct segment *sg = &enc->units[i].open;
+
+        if (enc->units[i].ordered && !is_held(enc, &enc->units[i]) &&
+            sg->len > 0) {
+            put(enc, sg->data, sg->len);
+            sg->len = 0;
+        }
+    }
+}
+
 /*
  * Write the held segments whose turn it is: the next point's, and any
  * from before it (a point given up on earlier). With force, stop waiting
@@ -384,6 +411,7 @@ static void write_held(struct etrace_enc *enc, bool force)
             enc->next_point = sg.point + 1;
         }
     }
+    release_open(enc);
     enc->dst = caller;
 }
 
