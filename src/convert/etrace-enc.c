@@ -231,13 +231,56 @@ static void route(struct etrace_enc *enc, uint16_t unit)
 
 /* ---- EXEC ---- */
 
+/* Store v little-endian at p; returns the byte after it. */
+static uint8_t *store32(uint8_t *p, uint32_t v)
+{
+    v = htole32(v);
+    memcpy(p, &v, sizeof(v));
+    return p + sizeof(v);
+}
+
+static uint8_t *store64(uint8_t *p, uint64_t v)
+{
+    v = htole64(v);
+    memcpy(p, &v, sizeof(v));
+    return p + sizeof(v);
+}
+
+/*
+ * The entries of the cache, encoded a batch at a time: one put() per
+ * batch, not three per entry (a run writes one entry per block).
+ */
+static void put_entries(struct etrace_enc *enc, bool narrow)
+{
+    uint8_t batch[256 * ETRACE_EXEC64_ENTRY];
+    uint8_t *p = batch;
+    uint32_t i;
+
+    for (i = 0; i < enc->n_cache; i++) {
+        const struct range *r = &enc->cache[i];
+
+        if ((size_t)(p - batch) > sizeof(batch) - ETRACE_EXEC64_ENTRY) {
+            put(enc, batch, (size_t)(p - batch));
+            p = batch;
+        }
+        p = store32(p, r->duration);
+        if (narrow) {
+            p = store32(p, (uint32_t)r->start);
+            p = store32(p, (uint32_t)r->end);
+        } else {
+            p = store64(p, r->start);
+            p = store64(p, r->end);
+        }
+    }
+    put(enc, batch, (size_t)(p - batch));
+}
+
 /* The EXEC record of the cache and its BARRIER, where its unit's go. */
 static void flush_cache(struct etrace_enc *enc)
 {
     bool narrow = enc->arch->word_bits == 32;
     uint32_t entry = narrow ? ETRACE_EXEC32_ENTRY : ETRACE_EXEC64_ENTRY;
     struct segment *caller = enc->dst;
-    uint32_t i;
 
     if (enc->n_cache == 0) {
         return;
@@ -246,18 +289,7 @@ static void flush_cache(struct etrace_enc *enc)
     put_hdr(enc, ETRACE_EXEC, enc->cache_unit,
             ETRACE_EXEC_HEAD + enc->n_cache * entry);
     put64(enc, enc->cache[0].time);
-    for (i = 0; i < enc->n_cache; i++) {
-        const struct range *r = &enc->cache[i];
-
-        put32(enc, r->duration);
-        if (narrow) {
-            put32(enc, (uint32_t)r->start);
-            put32(enc, (uint32_t)r->end);
-        } else {
-            put64(enc, r->start);
-            put64(enc, r->end);
-        }
-    }
+    put_entries(enc, narrow);
     put_hdr(enc, ETRACE_BARRIER, enc->cache_unit, 0);
     enc->n_cache = 0;
     enc->dst = caller;
