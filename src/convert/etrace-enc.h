@@ -69,14 +69,14 @@ int etrace_enc_syscall_ret(struct etrace_enc *enc, uint16_t unit,
                            uint64_t time, int64_t num, int64_t ret);
 
 /*
- * Unit passed order point `point` of the run: the plugin numbers, across
- * all vCPUs, the moments a vCPU starts, exits and enters or leaves a
- * system call (event `order`), each vCPU's in increasing order. From
- * here to its next point, the unit's records are held and written after
- * every unit's records from before the points below this one; the next
- * point expected is 0, then 1, 2... Records of a unit that has passed no
- * point are written as they come. A missing point is waited for until
- * 64 MiB are held, or until the end.
+ * Unit passed order point `point` of the run (the plugin's `order`
+ * event: one counter for all vCPUs, taken where a vCPU starts, exits and
+ * enters or leaves a system call; a unit's points increase). The unit's
+ * records from here to its next point are written after every unit's
+ * records from before points below this one: held while an earlier point
+ * has not been seen, written at once when this is the next point (0, 1,
+ * 2...). Records of a unit that has passed no point are written as they
+ * come. A missing point is waited for until 64 MiB are held, or the end.
  */
 int etrace_enc_order(struct etrace_enc *enc, uint16_t unit, uint64_t point);
 
