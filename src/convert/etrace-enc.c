@@ -2,10 +2,16 @@
 /*
  * The etrace encoder (see etrace-enc.h; layout in src/format/etrace.h and
  * docs/etrace.md). Block executions wait, one per unit, until the block is
- * over, then join the EXEC cache, where a range that continues the last
- * one within its page extends it. The cache becomes an EXEC record and a
- * BARRIER when it is full, when another unit's block arrives and before
- * any MEM, NOTE or EVENT_U64 record, as in the Xilinx QEMU.
+ * over, then join the EXEC cache, one entry per block, as the Xilinx QEMU
+ * writes them. The cache becomes an EXEC record and a BARRIER when it is
+ * full, when another unit's block arrives and before any MEM, NOTE or
+ * EVENT_U64 record, as in the Xilinx QEMU.
+ *
+ * Order across units: records come unit by unit (a stream's chunk at a
+ * time), not in the order they happened. A unit that has passed an order
+ * point (etrace_enc_order) has its records held in a segment that starts
+ * at that point, and segments go out by their point, so that what a unit
+ * did after a point the run reached later comes later in the output.
  */
 #include <elf.h>
 #include <endian.h>
@@ -23,6 +29,12 @@
 
 #define OUT_CAP (64u << 10)         /* bytes gathered before a write */
 #define NOTE_MAX 512                /* bytes of one note's text */
+/*
+ * Bytes of held segments past which the encoder stops waiting for the
+ * missing point (a unit blocked for long, a lost record) and writes what
+ * it holds, in point order.
+ */
+#define HOLD_MAX (64u << 20)
 
 /* The host, for the ARCH record (QEMU's own machine). */
 #if defined(__x86_64__)
@@ -59,6 +71,20 @@ struct range {
     bool valid;                     /* pending slots only */
 };
 
+/* Records of one unit from one order point to its next. */
+struct segment {
+    uint64_t point;                 /* the order point it starts at */
+    uint8_t *data;
+    size_t len, cap;
+};
+
+/* What the encoder keeps per unit. */
+struct unit_state {
+    struct range pending;           /* the block still running */
+    bool ordered;                   /* passed a point: output is held */
+    struct segment open;            /* since its last point */
+};
+
 struct etrace_enc {
     struct etrace_enc_cfg cfg;
     const struct qtrace_arch *arch;
@@ -72,8 +98,14 @@ struct etrace_enc {
     uint32_t n_cache;
     uint16_t cache_unit;
 
-    struct range *pending;          /* by unit: the block still running */
-    size_t n_pending;               /* slots allocated */
+    struct unit_state *units;       /* by unit */
+    size_t n_units;                 /* slots allocated */
+    struct segment *dst;            /* where put() writes; NULL: out */
+
+    struct segment *held;           /* closed segments, min-heap by point */
+    size_t n_held, cap_held;
+    size_t held_bytes;              /* their data */
+    uint64_t next_point;            /* the point to write next */
 };
 
 /* ---- output ---- */
@@ -87,9 +119,36 @@ int etrace_enc_sync(struct etrace_enc *enc)
     return enc->error;
 }
 
+/* Append to a held segment; out of memory is an error of the output. */
+static void put_held(struct etrace_enc *enc, struct segment *sg,
+                     const void *p, size_t n)
+{
+    if (n > sg->cap - sg->len) {
+        size_t cap = sg->cap ? sg->cap : 4096;
+        uint8_t *d;
+
+        while (cap - sg->len < n) {
+            cap *= 2;
+        }
+        d = realloc(sg->data, cap);
+        if (!d) {
+            enc->error = -ENOMEM;
+            return;
+        }
+        sg->data = d;
+        sg->cap = cap;
+    }
+    memcpy(sg->data + sg->len, p, n);
+    sg->len += n;
+}
+
 static void put(struct etrace_enc *enc, const void *p, size_t n)
 {
     if (enc->error) {
+        return;
+    }
+    if (enc->dst) {
+        put_held(enc, enc->dst, p, n);
         return;
     }
     if (n > OUT_CAP - enc->out_len) {
@@ -131,96 +190,135 @@ static void put_hdr(struct etrace_enc *enc, uint16_t type, uint16_t unit,
     put32(enc, len);
 }
 
+/* ---- where a unit's records go ---- */
+
+/* The state of unit, grown on demand; NULL when out of memory. */
+static struct unit_state *unit_of(struct etrace_enc *enc, uint16_t unit)
+{
+    if (unit >= enc->n_units) {
+        size_t n = (size_t)unit + 16;
+        struct unit_state *u = realloc(enc->units, n * sizeof(*u));
+
+        if (!u) {
+            enc->error = -ENOMEM;
+            return NULL;
+        }
+        memset(u + enc->n_units, 0, (n - enc->n_units) * sizeof(*u));
+        enc->units = u;
+        enc->n_units = n;
+    }
+    return &enc->units[unit];
+}
+
+/*
+ * Whether unit u's records wait in its open segment: it started at a
+ * point that is not the next to write. The segment at the next point
+ * goes straight out, so that a run whose vCPUs meet no point (one vCPU,
+ * system mode) reaches a socket peer live.
+ */
+static bool is_held(const struct etrace_enc *enc, const struct unit_state *u)
+{
+    return u->ordered && u->open.point > enc->next_point;
+}
+
+/* Make put() write where unit's records go: its open segment, or out. */
+static void route(struct etrace_enc *enc, uint16_t unit)
+{
+    struct unit_state *u = unit < enc->n_units ? &enc->units[unit] : NULL;
+
+    enc->dst = u && is_held(enc, u) ? &u->open : NULL;
+}
+
 /* ---- EXEC ---- */
 
-/* The EXEC record of the cache and its BARRIER. */
+/* Store v little-endian at p; returns the byte after it. */
+static uint8_t *store32(uint8_t *p, uint32_t v)
+{
+    v = htole32(v);
+    memcpy(p, &v, sizeof(v));
+    return p + sizeof(v);
+}
+
+static uint8_t *store64(uint8_t *p, uint64_t v)
+{
+    v = htole64(v);
+    memcpy(p, &v, sizeof(v));
+    return p + sizeof(v);
+}
+
+/*
+ * The entries of the cache, encoded a batch at a time: one put() per
+ * batch, not three per entry (a run writes one entry per block).
+ */
+static void put_entries(struct etrace_enc *enc, bool narrow)
+{
+    uint8_t batch[256 * ETRACE_EXEC64_ENTRY];
+    uint8_t *p = batch;
+    uint32_t i;
+
+    for (i = 0; i < enc->n_cache; i++) {
+        const struct range *r = &enc->cache[i];
+
+        if ((size_t)(p - batch) > sizeof(batch) - ETRACE_EXEC64_ENTRY) {
+            put(enc, batch, (size_t)(p - batch));
+            p = batch;
+        }
+        p = store32(p, r->duration);
+        if (narrow) {
+            p = store32(p, (uint32_t)r->start);
+            p = store32(p, (uint32_t)r->end);
+        } else {
+            p = store64(p, r->start);
+            p = store64(p, r->end);
+        }
+    }
+    put(enc, batch, (size_t)(p - batch));
+}
+
+/* The EXEC record of the cache and its BARRIER, where its unit's go. */
 static void flush_cache(struct etrace_enc *enc)
 {
     bool narrow = enc->arch->word_bits == 32;
     uint32_t entry = narrow ? ETRACE_EXEC32_ENTRY : ETRACE_EXEC64_ENTRY;
-    uint32_t i;
+    struct segment *caller = enc->dst;
 
     if (enc->n_cache == 0) {
         return;
     }
+    route(enc, enc->cache_unit);
     put_hdr(enc, ETRACE_EXEC, enc->cache_unit,
             ETRACE_EXEC_HEAD + enc->n_cache * entry);
     put64(enc, enc->cache[0].time);
-    for (i = 0; i < enc->n_cache; i++) {
-        const struct range *r = &enc->cache[i];
-
-        put32(enc, r->duration);
-        if (narrow) {
-            put32(enc, (uint32_t)r->start);
-            put32(enc, (uint32_t)r->end);
-        } else {
-            put64(enc, r->start);
-            put64(enc, r->end);
-        }
-    }
+    put_entries(enc, narrow);
     put_hdr(enc, ETRACE_BARRIER, enc->cache_unit, 0);
     enc->n_cache = 0;
-}
-
-static bool same_page(uint64_t a, uint64_t b)
-{
-    return (a & ETRACE_PAGE_MASK) == (b & ETRACE_PAGE_MASK);
+    enc->dst = caller;
 }
 
 /*
- * The original's merge rule: b continues a (a.end == b.start), neither is
- * empty, and each starts and ends in one page. (Its end is exclusive, so
- * a range ending exactly at a page boundary does not merge.)
+ * One entry per block, never merged: the original's merge test compares
+ * the new range with the empty slot after its last entry, so it never
+ * merges, and a reader that splits entries by symbol (qemu-etrace) would
+ * credit one function with another's block if it did.
  */
-static bool can_merge(const struct range *a, const struct range *b)
-{
-    return a->end == b->start && a->start != a->end &&
-           b->start != b->end && same_page(a->start, a->end) &&
-           same_page(b->start, b->end);
-}
-
 static void add_to_cache(struct etrace_enc *enc, uint16_t unit,
                          const struct range *r)
 {
-    struct range *last;
-
     if (enc->n_cache > 0 && enc->cache_unit != unit) {
         flush_cache(enc);
     }
     enc->cache_unit = unit;
-    last = enc->n_cache ? &enc->cache[enc->n_cache - 1] : NULL;
-    if (last && can_merge(last, r)) {
-        last->end = r->end;
-        last->duration += r->duration;
-        return;
-    }
     enc->cache[enc->n_cache++] = *r;
     if (enc->n_cache == ETRACE_EXEC_MAX_ENTRIES) {
         flush_cache(enc);
     }
 }
 
-/* The pending slot of unit, grown on demand; NULL when out of memory. */
-static struct range *pending_of(struct etrace_enc *enc, uint16_t unit)
-{
-    if (unit >= enc->n_pending) {
-        size_t n = (size_t)unit + 16;
-        struct range *p = realloc(enc->pending, n * sizeof(*p));
-
-        if (!p) {
-            return NULL;
-        }
-        memset(p + enc->n_pending, 0, (n - enc->n_pending) * sizeof(*p));
-        enc->pending = p;
-        enc->n_pending = n;
-    }
-    return &enc->pending[unit];
-}
-
 /* The block unit was running is over: into the cache with it. */
 static void commit_pending(struct etrace_enc *enc, uint16_t unit)
 {
-    struct range *p = unit < enc->n_pending ? &enc->pending[unit] : NULL;
+    struct range *p = unit < enc->n_units ? &enc->units[unit].pending
+                                          : NULL;
 
     if (p && p->valid) {
         p->valid = false;
@@ -231,20 +329,161 @@ static void commit_pending(struct etrace_enc *enc, uint16_t unit)
 int etrace_enc_block(struct etrace_enc *enc, uint16_t unit, uint64_t time,
                      uint64_t start, uint64_t end, uint32_t n_insns)
 {
-    struct range *p;
+    struct unit_state *u;
 
     if (!(enc->cfg.flags & ETRACE_F_EXEC) || enc->error) {
         return enc->error;
     }
     commit_pending(enc, unit);
-    p = pending_of(enc, unit);
-    if (!p) {
-        enc->error = -ENOMEM;
+    u = unit_of(enc, unit);
+    if (!u) {
         return enc->error;
     }
-    *p = (struct range){ .start = start, .end = end, .time = time,
-                         .duration = n_insns, .valid = true };
+    u->pending = (struct range){ .start = start, .end = end, .time = time,
+                                 .duration = n_insns, .valid = true };
     return 0;
+}
+
+/* ---- order across units ---- */
+
+static bool held_before(const struct segment *a, const struct segment *b)
+{
+    return a->point < b->point;
+}
+
+static void heap_swap(struct segment *a, struct segment *b)
+{
+    struct segment t = *a;
+
+    *a = *b;
+    *b = t;
+}
+
+static int heap_push(struct etrace_enc *enc, const struct segment *sg)
+{
+    size_t i;
+
+    if (enc->n_held == enc->cap_held) {
+        size_t cap = enc->cap_held ? 2 * enc->cap_held : 64;
+        struct segment *h = realloc(enc->held, cap * sizeof(*h));
+
+        if (!h) {
+            return -ENOMEM;
+        }
+        enc->held = h;
+        enc->cap_held = cap;
+    }
+    i = enc->n_held++;
+    enc->held[i] = *sg;
+    while (i > 0 && held_before(&enc->held[i], &enc->held[(i - 1) / 2])) {
+        heap_swap(&enc->held[i], &enc->held[(i - 1) / 2]);
+        i = (i - 1) / 2;
+    }
+    return 0;
+}
+
+static struct segment heap_pop(struct etrace_enc *enc)
+{
+    struct segment top = enc->held[0];
+    size_t i = 0;
+
+    enc->held[0] = enc->held[--enc->n_held];
+    for (;;) {
+        size_t l = 2 * i + 1, r = l + 1, m = i;
+
+        if (l < enc->n_held && held_before(&enc->held[l], &enc->held[m])) {
+            m = l;
+        }
+        if (r < enc->n_held && held_before(&enc->held[r], &enc->held[m])) {
+            m = r;
+        }
+        if (m == i) {
+            return top;
+        }
+        heap_swap(&enc->held[i], &enc->held[m]);
+        i = m;
+    }
+}
+
+/* Open segments whose turn came: what they hold goes out, the rest too. */
+static void release_open(struct etrace_enc *enc)
+{
+    size_t i;
+
+    for (i = 0; i < enc->n_units; i++) {
+        struct segment *sg = &enc->units[i].open;
+
+        if (enc->units[i].ordered && !is_held(enc, &enc->units[i]) &&
+            sg->len > 0) {
+            put(enc, sg->data, sg->len);
+            sg->len = 0;
+        }
+    }
+}
+
+/*
+ * Write the held segments whose turn it is: the next point's, and any
+ * from before it (a point given up on earlier). With force, stop waiting
+ * for missing points and write them all in point order.
+ */
+static void write_held(struct etrace_enc *enc, bool force)
+{
+    struct segment *caller = enc->dst;
+
+    enc->dst = NULL;
+    while (enc->n_held > 0 &&
+           (enc->held[0].point <= enc->next_point || force ||
+            enc->held_bytes > HOLD_MAX)) {
+        struct segment sg = heap_pop(enc);
+
+        put(enc, sg.data, sg.len);
+        enc->held_bytes -= sg.len;
+        free(sg.data);
+        if (sg.point >= enc->next_point) {
+            enc->next_point = sg.point + 1;
+        }
+    }
+    release_open(enc);
+    enc->dst = caller;
+}
+
+/* End unit's open segment: it waits for its turn among the held ones. */
+static void close_segment(struct etrace_enc *enc, struct unit_state *u)
+{
+    if (!u->ordered) {
+        return;
+    }
+    u->ordered = false;
+    if (heap_push(enc, &u->open) < 0) {
+        free(u->open.data);
+        enc->error = -ENOMEM;
+    } else {
+        enc->held_bytes += u->open.len;
+    }
+    memset(&u->open, 0, sizeof(u->open));
+}
+
+int etrace_enc_order(struct etrace_enc *enc, uint16_t unit, uint64_t point)
+{
+    struct unit_state *u;
+
+    if (enc->error) {
+        return enc->error;
+    }
+    /* What the unit did up to here, its last block too, ends there. */
+    commit_pending(enc, unit);
+    if (enc->n_cache > 0 && enc->cache_unit == unit) {
+        flush_cache(enc);
+    }
+    u = unit_of(enc, unit);
+    if (!u) {
+        return enc->error;
+    }
+    close_segment(enc, u);
+    u->ordered = true;
+    u->open.point = point;
+    write_held(enc, false);
+    return enc->error;
 }
 
 /* ---- the other records ---- */
@@ -272,6 +511,8 @@ int etrace_enc_tb(struct etrace_enc *enc, uint64_t pc, const uint8_t *code,
     if (!(enc->cfg.flags & ETRACE_F_DISAS) || enc->error) {
         return enc->error;
     }
+    /* A translation belongs to no unit and precedes its executions. */
+    enc->dst = NULL;
     put_hdr(enc, ETRACE_TB, 0, ETRACE_TB_HEAD + (uint32_t)len);
     put64(enc, pc);
     /* No physical address of code reaches a plugin: see docs/etrace.md. */
@@ -293,6 +534,7 @@ int etrace_enc_access(struct etrace_enc *enc, uint16_t unit, uint64_t time,
     if (!(qflags & QTRACE_MEM_HAS_PADDR)) {
         paddr = vaddr;              /* user mode: one address space */
     }
+    route(enc, unit);
     if ((enc->cfg.flags & ETRACE_F_MEM) && !enc->error) {
         flush_cache(enc);
         put_hdr(enc, ETRACE_MEM, unit, ETRACE_MEM_SIZE);
@@ -332,10 +574,13 @@ static int put_note(struct etrace_enc *enc, uint16_t unit, uint64_t time,
 {
     size_t n = strlen(text);
 
+    /* Text ends in a newline, as the original's qemu_log lines do. */
+    route(enc, unit);
     flush_cache(enc);
-    put_hdr(enc, ETRACE_NOTE, unit, ETRACE_NOTE_HEAD + (uint32_t)n);
+    put_hdr(enc, ETRACE_NOTE, unit, ETRACE_NOTE_HEAD + (uint32_t)n + 1);
     put64(enc, time);
     put(enc, text, n);
+    put(enc, "\n", 1);
     return enc->error;
 }
 
@@ -403,10 +648,14 @@ int etrace_enc_end(struct etrace_enc *enc)
     size_t unit;
 
     /* In unit order, so the output does not depend on anything else. */
-    for (unit = 0; unit < enc->n_pending; unit++) {
+    for (unit = 0; unit < enc->n_units; unit++) {
         commit_pending(enc, (uint16_t)unit);
     }
     flush_cache(enc);
+    for (unit = 0; unit < enc->n_units; unit++) {
+        close_segment(enc, &enc->units[unit]);
+    }
+    write_held(enc, true);
     return etrace_enc_sync(enc);
 }
 
@@ -443,11 +692,20 @@ int etrace_enc_new(struct etrace_enc **out, const struct etrace_enc_cfg *cfg,
 
 void etrace_enc_free(struct etrace_enc *enc)
 {
+    size_t i;
+
     if (!enc) {
         return;
     }
     free(enc->out);
     free(enc->cache);
-    free(enc->pending);
+    for (i = 0; i < enc->n_units; i++) {
+        free(enc->units[i].open.data);
+    }
+    free(enc->units);
+    for (i = 0; i < enc->n_held; i++) {
+        free(enc->held[i].data);
+    }
+    free(enc->held);
     free(enc);
 }

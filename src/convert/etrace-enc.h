@@ -2,7 +2,8 @@
 /*
  * The etrace encoder: turns what a native trace holds (translations, block
  * executions, memory accesses, vCPU life, syscalls) into Xilinx etrace
- * records, merged and ordered the way the Xilinx QEMU writes them. One
+ * records, one EXEC entry per block and in the order the run reached
+ * them, the way the Xilinx QEMU writes them. One
  * encoder per output, used from one thread: the plugin's writer thread
  * (sink-etrace.c) or `qtrace convert --to etrace` (etrace.c).
  */
@@ -67,10 +68,25 @@ int etrace_enc_syscall(struct etrace_enc *enc, uint16_t unit, uint64_t time,
 int etrace_enc_syscall_ret(struct etrace_enc *enc, uint16_t unit,
                            uint64_t time, int64_t num, int64_t ret);
 
-/* Write the buffered bytes (records waiting to merge stay). */
+/*
+ * Unit passed order point `point` of the run (the plugin's `order`
+ * event: one counter for all vCPUs, taken where a vCPU starts, exits and
+ * enters or leaves a system call; a unit's points increase). The unit's
+ * records from here to its next point are written after every unit's
+ * records from before points below this one: held while an earlier point
+ * has not been seen, written at once when this is the next point (0, 1,
+ * 2...). Records of a unit that has passed no point are written as they
+ * come. A missing point is waited for until 64 MiB are held, or the end.
+ */
+int etrace_enc_order(struct etrace_enc *enc, uint16_t unit, uint64_t point);
+
+/* Write the buffered bytes (held records and a waiting block stay). */
 int etrace_enc_sync(struct etrace_enc *enc);
 
-/* Write everything still waiting: pending blocks, the EXEC record. */
+/*
+ * Write everything still waiting: pending blocks, the EXEC record, held
+ * records in the order of their points.
+ */
 int etrace_enc_end(struct etrace_enc *enc);
 
 #endif /* QTRACE_CONVERT_ETRACE_ENC_H */

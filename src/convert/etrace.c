@@ -4,7 +4,8 @@
  * through the encoder the plugin's etrace sink uses (etrace-enc.c), with
  * every etrace flag on: what the trace holds is what the file gets. Block
  * ends and sizes come from the tb_trans records, which precede their
- * blocks' executions in the file.
+ * blocks' executions in the file; records of different vCPUs are put in
+ * the run's order by the trace's order records, where it has them.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -35,7 +36,8 @@ struct conv_etrace {
     const char *out;
     struct etrace_enc *enc;
     GHashTable *blocks;             /* tb id -> struct block */
-    struct ev_args tb_trans, exec_tb, mem, vcpu_init, vcpu_exit, sys, ret;
+    struct ev_args tb_trans, exec_tb, mem, vcpu_init, vcpu_exit, sys, ret,
+                   order;
     int write_errno;
 };
 
@@ -85,6 +87,7 @@ static void map_events(struct conv_etrace *ce,
     static const char *const sc[] = { "num", "a1", "a2", "a3", "a4", "a5",
                                       "a6", NULL };
     static const char *const sr[] = { "num", "ret", NULL };
+    static const char *const od[] = { "seq", NULL };
 
     map_event(&ce->tb_trans, cat, "tb_trans", tt);
     map_event(&ce->exec_tb, cat, "exec_tb", xt);
@@ -93,6 +96,7 @@ static void map_events(struct conv_etrace *ce,
     map_event(&ce->vcpu_exit, cat, "vcpu_exit", none);
     map_event(&ce->sys, cat, "syscall", sc);
     map_event(&ce->ret, cat, "syscall_ret", sr);
+    map_event(&ce->order, cat, "order", od);
 }
 
 static int etrace_begin(struct conv *cv, const char *out,
@@ -209,6 +213,8 @@ static int etrace_record(struct conv *cv, const struct qtrace_record *rec,
         put_mem(ce, unit, rec);
     } else if (ev == ce->vcpu_init.ev || ev == ce->vcpu_exit.ev) {
         etrace_enc_vcpu(ce->enc, unit, rec->time, ev == ce->vcpu_init.ev);
+    } else if (ev == ce->order.ev) {
+        etrace_enc_order(ce->enc, unit, arg(rec, &ce->order, 0));
     } else if (ev == ce->sys.ev) {
         put_syscall(ce, unit, rec);
     } else if (ev == ce->ret.ev) {

@@ -17,6 +17,7 @@
 #include "../format/etrace.h"
 #include "../qemu/qemu-compat.h"
 #include "calls.h"
+#include "insn-extent.h"
 #include "maps.h"
 #include "mem.h"
 #include "meta.h"
@@ -48,6 +49,7 @@ static struct {
     bool trace_syscall_ret;
     bool trace_calls;           /* func_entry / func_exit (calls.c) */
     bool trace_maps;            /* image_map (maps.c) */
+    bool trace_order;           /* order points (mark_order) */
     bool keep_disas;            /* the log sink prints QEMU's disassembly */
     bool trace_tb_count;        /* inline execution counters */
     bool need_icount;           /* some record carries a time */
@@ -55,6 +57,7 @@ static struct {
     bool pack_mem;              /* accesses as mem packets (user, exec_tb) */
     bool mem_values;            /* QEMU gives accessed values (API 4+) */
     atomic_uint next_stream;
+    atomic_uint_fast64_t next_order;    /* the next order point's seq */
     atomic_bool exited;
     atomic_bool warned_vcpus;
 } qt;
@@ -257,6 +260,23 @@ static void vcpu_insn_exec(unsigned int vcpu_index, void *udata)
     r->idx = in->idx;
 }
 
+/*
+ * An order point: a number from one counter shared by all vCPUs, taken
+ * where the vCPU meets the rest of the system (start, exit, system
+ * calls), so that a reader can put vCPU streams in one order (the etrace
+ * sink does). Not per block: the atomic add would bounce its cache line
+ * between vCPU threads.
+ */
+static void mark_order(struct vcpu *vc)
+{
+    struct qtrace_ev_order *r;
+
+    if (qt.trace_order) {
+        r = emit(vc, QTRACE_EV_ORDER, sizeof(*r), vc->icount);
+        r->seq = atomic_fetch_add(&qt.next_order, 1);
+    }
+}
+
 static void vcpu_syscall(qemu_plugin_id_t id, unsigned int vcpu_index,
                          int64_t num, uint64_t a1, uint64_t a2, uint64_t a3,
                          uint64_t a4, uint64_t a5, uint64_t a6, uint64_t a7,
@@ -271,6 +291,7 @@ static void vcpu_syscall(qemu_plugin_id_t id, unsigned int vcpu_index,
     if (!vc) {
         return;
     }
+    mark_order(vc);
     if (qt.trace_calls) {
         calls_syscall(vcpu_index, num, vc->icount);
     }
@@ -300,6 +321,7 @@ static void vcpu_syscall_ret(qemu_plugin_id_t id, unsigned int vcpu_index,
     if (!vc) {
         return;
     }
+    mark_order(vc);
     if (qt.trace_calls) {
         calls_syscall_ret(vcpu_index, num, vc->icount);
     }
@@ -388,6 +410,7 @@ static void vcpu_init(qemu_plugin_id_t id, unsigned int vcpu_index)
     if (qt.trace_calls) {
         calls_vcpu_start(vcpu_index, &vc->buf, &vc->calls);
     }
+    mark_order(vc);
     if (qt.trace_vcpu) {
         r = emit(vc, QTRACE_EV_VCPU_INIT, sizeof(*r), 0);
         r->vcpu = vcpu_index;
@@ -406,6 +429,7 @@ static void vcpu_exit(qemu_plugin_id_t id, unsigned int vcpu_index)
     if (qt.trace_calls) {
         calls_vcpu_stop(vcpu_index, vc->icount);
     }
+    mark_order(vc);
     if (qt.trace_vcpu) {
         r = emit(vc, QTRACE_EV_VCPU_EXIT, sizeof(*r), vc->icount);
         r->vcpu = vcpu_index;
@@ -428,10 +452,11 @@ static uint32_t describe_insns(struct qemu_plugin_tb *tb, struct tb_info *ti,
         uint8_t op[4] = { 0 };
 
         in->pc = qemu_plugin_insn_vaddr(insn);
-        in->size = (uint8_t)qemu_plugin_insn_size(insn);
+        in->size = (uint8_t)insn_extent_size(tb, i, ti->n_insns);
         in->idx = (uint16_t)i;
         in->tb = ti;
-        qc_insn_bytes(insn, op, sizeof(op));
+        qc_insn_bytes(insn, op, in->size < sizeof(op) ? in->size :
+                                                        sizeof(op));
         in->opcode = (uint32_t)op[0] | (uint32_t)op[1] << 8 |
                      (uint32_t)op[2] << 16 | (uint32_t)op[3] << 24;
         if (want_disas) {
@@ -470,8 +495,12 @@ static void emit_tb_trans(struct qemu_plugin_tb *tb, const struct tb_info *ti)
     r->code_len = (uint16_t)code_len;
     code = (uint8_t *)r + QTRACE_EV_TB_TRANS_FIXED;
     for (i = 0; i < ti->n_insns && off < code_len; i++) {
+        /* An instruction's executed bytes only (insn-extent.c). */
+        uint32_t room = code_len - off;
+
         off += (uint32_t)qc_insn_bytes(qemu_plugin_tb_get_insn(tb, i),
-                                       code + off, code_len - off);
+                                       code + off, ti->insns[i].size < room ?
+                                       ti->insns[i].size : room);
     }
     memset(code + off, 0, r->hdr.size - QTRACE_EV_TB_TRANS_FIXED - off);
     writer_trans_commit();
@@ -548,7 +577,7 @@ static qemu_plugin_vcpu_udata_cb_t pick_tb_cb(const struct tb_info *ti)
 
 static void vcpu_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
-    size_t n = qemu_plugin_tb_n_insns(tb);
+    size_t n = insn_extent_count(tb, qemu_plugin_tb_n_insns(tb));
     bool want_disas = qt.keep_disas ||
                       filter_has_insn_filters(&qt.opts.filter);
     struct tb_info *ti;
@@ -700,6 +729,8 @@ static void choose_etrace_events(struct evsel *sel, uint32_t flags)
         ((flags & ETRACE_F_GPIO) && qt.system_mode)) {
         evsel_enable(sel, QTRACE_EV_MEM_ACCESS);
     }
+    /* Records of vCPUs go out in the run's order (etrace-enc.h). */
+    evsel_enable(sel, QTRACE_EV_ORDER);
     if (flags & ETRACE_F_CPU) {
         evsel_enable(sel, QTRACE_EV_VCPU_INIT);
         evsel_enable(sel, QTRACE_EV_VCPU_EXIT);
@@ -762,6 +793,7 @@ static void choose_instrumentation(void)
                     evsel_is_enabled(sel, QTRACE_EV_VCPU_EXIT);
     qt.trace_syscall = evsel_is_enabled(sel, QTRACE_EV_SYSCALL);
     qt.trace_syscall_ret = evsel_is_enabled(sel, QTRACE_EV_SYSCALL_RET);
+    qt.trace_order = evsel_is_enabled(sel, QTRACE_EV_ORDER);
     qt.trace_calls = calls_setup(qt.target,
                                  evsel_is_enabled(sel, QTRACE_EV_FUNC_ENTRY),
                                  evsel_is_enabled(sel, QTRACE_EV_FUNC_EXIT));
@@ -861,7 +893,7 @@ static int open_sinks(const qemu_info_t *info, struct sink **sinks,
 
 static void register_callbacks(qemu_plugin_id_t id)
 {
-    bool hooks = qt.trace_calls || qt.trace_maps;
+    bool hooks = qt.trace_calls || qt.trace_maps || qt.trace_order;
 
     qemu_plugin_register_vcpu_init_cb(id, vcpu_init);
     qemu_plugin_register_vcpu_exit_cb(id, vcpu_exit);
@@ -895,6 +927,7 @@ int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
     }
     qt.system_mode = info->system_emulation;
     snprintf(qt.target, sizeof(qt.target), "%s", info->target_name);
+    insn_extent_setup(qt.target, qc_api());
     snprintf(qt.qemu_version, sizeof(qt.qemu_version), "%s",
              qc_qemu_version(info->target_name));
     atomic_init(&qt.next_stream, 1);

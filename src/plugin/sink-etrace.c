@@ -181,6 +181,12 @@ static void put_record(struct sink_etrace *et, uint16_t unit,
                           m->device_len);
         break;
     }
+    case QTRACE_EV_ORDER: {
+        const struct qtrace_ev_order *o = (const void *)r;
+
+        etrace_enc_order(et->enc, unit, o->seq);
+        break;
+    }
     case QTRACE_EV_VCPU_INIT:
     case QTRACE_EV_VCPU_EXIT:
         etrace_enc_vcpu(et->enc, unit, r->time,

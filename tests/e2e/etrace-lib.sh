@@ -1,10 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck shell=sh
 # Helpers of the etrace tests (sourced after lib.sh, POSIX sh + awk):
-# the test peer (etrace-peer.py, an etrace reader apart from qtrace's),
-# the merge rule of EXEC entries written from docs/etrace.md, and the
-# translation of `qtrace dump` lines of an etrace file into the peer's
-# line format, so that the two readers can be compared line by line.
+# the test peer (etrace-peer.py, an etrace reader apart from qtrace's)
+# and the translation of `qtrace dump` lines of an etrace file into the
+# peer's line format, so that the two readers can be compared line by
+# line.
 
 PEER="$(cd "$(dirname "$0")" && pwd)/etrace-peer.py"
 command -v python3 > /dev/null 2>&1 ||
@@ -49,38 +49,6 @@ mem_fields() {
         }
         printf "%s %s mem_access pc %s vaddr %s paddr %s size %s flags 0x%x " \
                "dev %s value %s\n", $1, $2, pc, va, pa, sz, f, dev, val
-    }'
-}
-
-# merge_ranges: stdin "UNIT START END DURATION TIME" lines, one per
-# executed range in order; stdout the same after the etrace merge rule,
-# applied as often as it applies, per unit: a range that starts where the
-# unit's previous one ends, both within one 4 KiB page, extends it.
-merge_ranges() {
-    awk "$AWK_HEX"'
-    function page(x) { return int(x / 4096) }
-    function flush(u) {
-        if (have[u]) {
-            print u, s[u], e[u], d[u], t[u]
-            have[u] = 0
-        }
-    }
-    {
-        u = $1
-        if (have[u] && hex(e[u]) == hex($2) &&
-            page(hex(s[u])) == page(hex(e[u])) &&
-            page(hex($2)) == page(hex($3))) {
-            e[u] = $3
-            d[u] += $4
-            next
-        }
-        flush(u)
-        s[u] = $2; e[u] = $3; d[u] = $4; t[u] = $5; have[u] = 1
-    }
-    END {
-        for (u in have) {
-            flush(u)
-        }
     }'
 }
 

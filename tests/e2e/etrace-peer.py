@@ -20,12 +20,17 @@ Lines printed:
   E unit start end duration time     one per EXEC entry (hex addresses)
   B unit                             BARRIER
   T unit vaddr paddr guest_len host_len
-  N unit time text                   NOTE
+  N unit time text                   NOTE (its final newline not shown)
   M unit time r|w vaddr paddr value size
   V unit time dev event val prev flags
   U unit type len                    a type this reader does not know
 Exit status: 0, or 1 with "etrace-peer: REASON" on stderr when the stream
-breaks a rule (the rules are in check()).
+breaks a rule (the rules are in check()). The rules, from docs/etrace.md
+and the Xilinx writer's behaviour: INFO then ARCH first; each EXEC record
+is followed at once by a BARRIER of its unit, and a BARRIER follows only
+an EXEC; every NOTE text ends in one newline; where the stream has TB
+records, every EXEC entry is exactly one block, [vaddr, vaddr + guest_len)
+of a TB record (entries are never merged across blocks).
 """
 import os
 import socket
@@ -84,6 +89,9 @@ class Decoder:
         self.bits = None
         self.index = 0
         self.expect_barrier = None      # unit whose BARRIER must come next
+        self.prev_type = None
+        self.tbs = set()                # (vaddr, end) of TB records
+        self.entries = []               # (record index, start, end)
         self.lines = []
         self.elf = elf
 
@@ -98,6 +106,10 @@ class Decoder:
             self.check(rtype == BARRIER and unit == self.expect_barrier,
                        "EXEC not followed by its BARRIER")
             self.expect_barrier = None
+        if rtype == BARRIER:
+            self.check(self.prev_type == EXEC,
+                       "BARRIER that does not follow an EXEC record")
+        self.prev_type = rtype
         if self.index == 0:
             self.check(rtype == INFO, "first record is not INFO")
         if self.index == 1:
@@ -142,6 +154,7 @@ class Decoder:
                                                                      end))
             self.lines.append("E %d 0x%x 0x%x %d %d" % (unit, start, end,
                                                         dur, t))
+            self.entries.append((self.index, start, end))
             t += dur
         self.expect_barrier = unit
 
@@ -159,12 +172,15 @@ class Decoder:
             want = elf_bytes(self.elf, va, glen)
             self.check(want == p[32:32 + glen],
                        "TB at 0x%x: code differs from the ELF file" % va)
+        self.tbs.add((va, va + glen))
         self.lines.append("T %d 0x%x 0x%x %d %d" % (unit, va, pa, glen, hlen))
 
     def note(self, unit, p):
         self.check(len(p) >= 8, "NOTE payload %d bytes" % len(p))
         t, = struct.unpack_from("<Q", p)
-        text = p[8:].rstrip(b"\0").decode("utf-8", "replace")
+        self.check(p.endswith(b"\n"), "NOTE text without its newline")
+        text = p[8:-1].decode("utf-8", "replace")
+        self.check("\n" not in text, "NOTE with more than one line")
         self.lines.append("N %d %d %s" % (unit, t, text))
 
     def mem(self, unit, p):
@@ -196,6 +212,12 @@ class Decoder:
             self.record(rtype, unit, data[off + 8:off + 8 + n])
             off += 8 + n
         self.check(self.expect_barrier is None, "ends after an EXEC")
+        if self.tbs:
+            for index, start, end in self.entries:
+                if (start, end) not in self.tbs:
+                    self.index = index
+                    self.check(False, "EXEC entry [0x%x, 0x%x) is not one "
+                               "block of a TB record" % (start, end))
 
 
 def read_all(conn, stall):

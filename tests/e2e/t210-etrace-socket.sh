@@ -85,7 +85,7 @@ check_eq "listening: socket removed once connected" no \
 
 # The native trace of the big guest without etrace, to compare with; raw
 # records, as with etrace= (whose sink reads records on the writer thread).
-EVENTS='tb_trans,exec_tb,mem_access,vcpu_*,syscall*'
+EVENTS='tb_trans,exec_tb,mem_access,vcpu_*,syscall*,order'
 "$QTRACE" record -e "$EVENTS" -O encoding=raw -o "$WORK/big.qtr" -- "$BIG" \
     > /dev/null
 "$QTRACE" info "$WORK/big.qtr" | sed -n '/^events:$/,$p' > "$WORK/big.counts"

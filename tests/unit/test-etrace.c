@@ -3,7 +3,8 @@
  * Unit tests for the etrace encoder (src/convert/etrace-enc.c) and its
  * reading through the reader (src/format/etrace.c): exact bytes of the
  * records, checked at the offsets of docs/etrace.md by hand-written
- * loads; the merge rule, the order of MEM and EXEC records, flushes;
+ * loads; one entry per block, the order of MEM and EXEC records, flushes,
+ * the order across units from order points;
  * decoding, errors of cut and bad streams; the etrace-flags parser.
  */
 #include <errno.h>
@@ -133,7 +134,7 @@ static void test_etrace_begin_writes_info_and_arch(void **state)
     etrace_enc_free(enc);
 }
 
-static void test_etrace_contiguous_ranges_in_a_page_merge(void **state)
+static void test_etrace_each_block_has_its_entry(void **state)
 {
     static struct out o;
     struct etrace_enc *enc = new_enc(&o, "x86_64", ETRACE_F_EXEC);
@@ -144,23 +145,19 @@ static void test_etrace_contiguous_ranges_in_a_page_merge(void **state)
     (void)state;
     o.len = 0;
     etrace_enc_block(enc, 0, 100, 0x1000, 0x1010, 4);
-    etrace_enc_block(enc, 0, 104, 0x1010, 0x1020, 3);   /* merges */
+    etrace_enc_block(enc, 0, 104, 0x1010, 0x1020, 3);   /* contiguous */
     etrace_enc_block(enc, 0, 107, 0x1030, 0x1040, 2);   /* gap */
-    etrace_enc_block(enc, 0, 109, 0x1ff0, 0x2000, 1);   /* ends at a page */
-    etrace_enc_block(enc, 0, 110, 0x2000, 0x2008, 1);   /* no merge */
     assert_int_equal(etrace_enc_end(enc), 0);
     assert_int_equal(split(&o, r, 8), 2);
     assert_int_equal(r[0].type, ETRACE_EXEC);
-    assert_int_equal(r[0].len, 8 + 4 * 20);
+    assert_int_equal(r[0].len, 8 + 3 * 20);
     assert_int_equal(ld64(r[0].p), 100);                /* start time */
     exec_entry(&r[0], 64, 0, &d, &s, &e);
-    assert_true(d == 7 && s == 0x1000 && e == 0x1020);
+    assert_true(d == 4 && s == 0x1000 && e == 0x1010);
     exec_entry(&r[0], 64, 1, &d, &s, &e);
-    assert_true(d == 2 && s == 0x1030 && e == 0x1040);
+    assert_true(d == 3 && s == 0x1010 && e == 0x1020);
     exec_entry(&r[0], 64, 2, &d, &s, &e);
-    assert_true(d == 1 && s == 0x1ff0 && e == 0x2000);
-    exec_entry(&r[0], 64, 3, &d, &s, &e);
-    assert_true(d == 1 && s == 0x2000 && e == 0x2008);
+    assert_true(d == 2 && s == 0x1030 && e == 0x1040);
     assert_int_equal(r[1].type, ETRACE_BARRIER);
     assert_int_equal(r[1].len, 0);
     etrace_enc_free(enc);
@@ -216,15 +213,15 @@ static void test_etrace_other_unit_flushes_exec(void **state)
     (void)state;
     o.len = 0;
     etrace_enc_block(enc, 0, 0, 0x8000, 0x8008, 2);
-    etrace_enc_block(enc, 0, 2, 0x8008, 0x8010, 2);     /* merges with A */
+    etrace_enc_block(enc, 0, 2, 0x8008, 0x8010, 2);
     etrace_enc_block(enc, 1, 0, 0x8010, 0x8014, 1);     /* other unit */
     assert_int_equal(etrace_enc_end(enc), 0);
     assert_int_equal(split(&o, r, 8), 4);
     assert_int_equal(r[0].type, ETRACE_EXEC);
     assert_int_equal(r[0].unit, 0);
-    assert_int_equal(r[0].len, 8 + 12);                 /* 32-bit entry */
-    exec_entry(&r[0], 32, 0, &d, &s, &e);
-    assert_true(d == 4 && s == 0x8000 && e == 0x8010);
+    assert_int_equal(r[0].len, 8 + 2 * 12);             /* 32-bit entries */
+    exec_entry(&r[0], 32, 1, &d, &s, &e);
+    assert_true(d == 2 && s == 0x8008 && e == 0x8010);
     assert_int_equal(r[1].type, ETRACE_BARRIER);
     assert_int_equal(r[1].unit, 0);
     /* Contiguous, but another unit's: an EXEC record of its own. */
@@ -310,10 +307,60 @@ static void test_etrace_cpu_notes_name_syscalls(void **state)
         assert_int_equal((rec).len, 8 + strlen(text)); \
         assert_memory_equal((rec).p + 8, text, strlen(text)); \
     } while (0)
-    NOTE_IS(r[0], "vcpu 0 start");
-    NOTE_IS(r[1], "syscall exit_group(0x2a, 0x0, 0x0, 0x0, 0x0, 0x0)");
-    NOTE_IS(r[2], "syscall openat = -2");
-    NOTE_IS(r[3], "syscall syscall_99999(0x2a, 0x0, 0x0, 0x0, 0x0, 0x0)");
+    NOTE_IS(r[0], "vcpu 0 start\n");
+    NOTE_IS(r[1], "syscall exit_group(0x2a, 0x0, 0x0, 0x0, 0x0, 0x0)\n");
+    NOTE_IS(r[2], "syscall openat = -2\n");
+    NOTE_IS(r[3], "syscall syscall_99999(0x2a, 0x0, 0x0, 0x0, 0x0, 0x0)\n");
+    etrace_enc_free(enc);
+}
+
+/*
+ * Unit 1's records arrive after all of unit 0's (one stream after the
+ * other), but its points say it ran between unit 0's points 0 and 2:
+ * unit 0 start (0), unit 1 start (1), unit 1 exit (2), unit 0 exit (3).
+ */
+static void test_etrace_order_points_interleave_units(void **state)
+{
+    static struct out o;
+    struct etrace_enc *enc = new_enc(&o, "x86_64",
+                                     ETRACE_F_EXEC | ETRACE_F_CPU);
+    struct rec r[16];
+    uint64_t s, e;
+    uint32_t d;
+
+    (void)state;
+    o.len = 0;
+    etrace_enc_order(enc, 0, 0);
+    etrace_enc_vcpu(enc, 0, 0, true);
+    etrace_enc_block(enc, 0, 0, 0x1000, 0x1010, 4);
+    etrace_enc_order(enc, 0, 3);
+    etrace_enc_vcpu(enc, 0, 4, false);
+    assert_int_equal(etrace_enc_sync(enc), 0);
+    /* Unit 0's start waits for nothing; the rest waits for points 1, 2. */
+    assert_int_equal(split(&o, r, 16), 3);
+    etrace_enc_order(enc, 1, 1);
+    etrace_enc_vcpu(enc, 1, 0, true);
+    etrace_enc_block(enc, 1, 0, 0x2000, 0x2004, 1);
+    etrace_enc_order(enc, 1, 2);
+    etrace_enc_vcpu(enc, 1, 1, false);
+    assert_int_equal(etrace_enc_end(enc), 0);
+    /*
+     * N0 start, EXEC0, B0 (up to point 3), N1 start, EXEC1, B1, N1 exit,
+     * N0 exit.
+     */
+    assert_int_equal(split(&o, r, 16), 8);
+    assert_true(r[0].type == ETRACE_NOTE && r[0].unit == 0);
+    assert_true(r[1].type == ETRACE_EXEC && r[1].unit == 0);
+    assert_true(r[2].type == ETRACE_BARRIER && r[2].unit == 0);
+    assert_true(r[3].type == ETRACE_NOTE && r[3].unit == 1);
+    assert_true(r[4].type == ETRACE_EXEC && r[4].unit == 1);
+    exec_entry(&r[4], 64, 0, &d, &s, &e);
+    assert_true(d == 1 && s == 0x2000 && e == 0x2004);
+    assert_true(r[5].type == ETRACE_BARRIER && r[5].unit == 1);
+    assert_true(r[6].type == ETRACE_NOTE && r[6].unit == 1);
+    assert_memory_equal(r[6].p + 8, "vcpu 1 exit\n", 12);
+    assert_true(r[7].type == ETRACE_NOTE && r[7].unit == 0);
+    assert_memory_equal(r[7].p + 8, "vcpu 0 exit\n", 12);
     etrace_enc_free(enc);
 }
 
@@ -482,12 +529,13 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_etrace_begin_writes_info_and_arch),
-        cmocka_unit_test(test_etrace_contiguous_ranges_in_a_page_merge),
+        cmocka_unit_test(test_etrace_each_block_has_its_entry),
         cmocka_unit_test(test_etrace_accesses_precede_their_block),
         cmocka_unit_test(test_etrace_other_unit_flushes_exec),
         cmocka_unit_test(test_etrace_full_cache_flushes),
         cmocka_unit_test(test_etrace_flags_select_records),
         cmocka_unit_test(test_etrace_cpu_notes_name_syscalls),
+        cmocka_unit_test(test_etrace_order_points_interleave_units),
         cmocka_unit_test(test_etrace_write_error_is_sticky),
         cmocka_unit_test(test_etrace_unknown_arch_refused),
         cmocka_unit_test(test_etrace_flags_parse_names),
