@@ -16,6 +16,7 @@
 #include "calls.h"
 #include "pack.h"
 #include "calls-decode.h"
+#include "entries.h"
 
 #define LAND_SLOTS 1024u            /* return sites remembered per vCPU */
 
@@ -572,16 +573,26 @@ static bool sites_has_locked(uint64_t pc)
     return false;
 }
 
-/* The class of the block's last instruction, from its code bytes. */
+/*
+ * The class of the block's last instruction, from its code bytes. A
+ * direct jump to the first address of a known function is a tail call:
+ * without the symbols, it could be any jump inside a function.
+ */
 static enum calls_class classify_tb(struct qemu_plugin_tb *tb,
                                     const struct tb_info *ti)
 {
     struct calls_insn *insns;
     enum calls_class cls;
+    uint64_t target;
     uint32_t i, first = 0;
 
-    /* Only arm needs the whole block (A32 or Thumb); others the last. */
-    if (cs.abi->isa != CALLS_ISA_ARM) {
+    /*
+     * arm needs the whole block (A32 or Thumb), x86_64 the last two
+     * instructions (the resolver's exit), the others the last.
+     */
+    if (cs.abi->isa == CALLS_ISA_X86_64 && ti->n_insns >= 2) {
+        first = ti->n_insns - 2;
+    } else if (cs.abi->isa != CALLS_ISA_ARM) {
         first = ti->n_insns - 1;
     }
     insns = calloc(ti->n_insns - first, sizeof(*insns));
@@ -597,6 +608,12 @@ static enum calls_class classify_tb(struct qemu_plugin_tb *tb,
                       sizeof(ci->bytes));
     }
     cls = calls_classify_block(cs.abi->isa, insns, ti->n_insns - first);
+    if (cls == CALLS_OTHER &&
+        calls_direct_jump(cs.abi->isa, insns, ti->n_insns - first,
+                          &target) &&
+        entries_is_function(target)) {
+        cls = CALLS_TAIL;
+    }
     free(insns);
     return cls;
 }

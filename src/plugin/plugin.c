@@ -17,6 +17,7 @@
 #include "../format/etrace.h"
 #include "../qemu/qemu-compat.h"
 #include "calls.h"
+#include "entries.h"
 #include "maps.h"
 #include "mem.h"
 #include "meta.h"
@@ -717,6 +718,7 @@ static bool needs_icount(const struct evsel *sel)
 static void choose_instrumentation(void)
 {
     struct evsel *sel = &qt.opts.sel;
+    bool follow_entries;           /* calls need the images' symbols */
 
     if (qt.opts.log) {
         /* The text log is made of these two; they land in out= too. */
@@ -750,9 +752,16 @@ static void choose_instrumentation(void)
         fprintf(stderr, "qtrace: func_*: no call decoder for %s, no "
                 "function events\n", qt.target);
     }
+    /*
+     * Calls follow the images too: their function entries tell tail calls
+     * made by plain jumps (entries.h).
+     */
+    follow_entries = !qt.system_mode && qt.trace_calls && entries_setup();
     qt.trace_maps = !qt.system_mode &&
-                    evsel_is_enabled(sel, QTRACE_EV_IMAGE_MAP) &&
-                    maps_setup(qt.target);
+                    (evsel_is_enabled(sel, QTRACE_EV_IMAGE_MAP) ||
+                     follow_entries) &&
+                    maps_setup(qt.target,
+                               evsel_is_enabled(sel, QTRACE_EV_IMAGE_MAP));
     qt.trace_tb_count = evsel_is_enabled(sel, QTRACE_EV_TB_COUNT);
     qt.need_icount = needs_icount(sel);
     /*
