@@ -1,18 +1,31 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Lazy binding on the dynamically linked calls guest (calls-dyn-ARCH, the
-# host's loader and libc), run with LD_BIND_NOT=1 so that ld.so's
+# Lazy binding on the dynamically linked calls guest (calls-dyn-ARCH, with
+# the host's loader and libc, or for another architecture Debian's cross
+# ones under /usr/TRIPLET), run with LD_BIND_NOT=1 so that ld.so's
 # resolver runs at every call through the PLT, not only the first: each
 # call to a PLT stub NAME@plt, followed through its tail calls (the stub,
 # the resolver, the resolved function) at the same depth, enters the
 # function NAME itself (which may then tail-call another: sigaction jumps
 # to __libc_sigaction), whose calls then count as many as the stub's.
 # Checked for libc functions of calls.c that are not IFUNCs (an IFUNC
-# resolves to a variant of another name).
+# resolves to a variant of another name). The resolver's last jump is a
+# tail call instruction on aarch64, riscv64 and arm; on x86_64 it is
+# found by its epilogue (docs/calls.md, "Lazy binding").
 ARCH=$1
 . "$(dirname "$0")/lib.sh"
 use_guest calls-dyn "$ARCH"
 command -v readelf >/dev/null 2>&1 || skip "readelf not installed (binutils)"
+if [ "$ARCH" != "$(uname -m)" ]; then
+    case $ARCH in
+    arm) triplet=arm-linux-gnueabihf ;;
+    *) triplet=$ARCH-linux-gnu ;;
+    esac
+    [ -d "/usr/$triplet/lib" ] ||
+        skip "no $ARCH loader and libc in /usr/$triplet (libc6-$ARCH-cross)"
+    QEMU_LD_PREFIX=/usr/$triplet
+    export QEMU_LD_PREFIX
+fi
 
 FUNCS="printf sigaction raise pthread_create pthread_join"
 FUNCS="$FUNCS pthread_barrier_wait"
