@@ -7,6 +7,7 @@
  * is single-threaded by itself.
  */
 #include <pthread.h>
+#include <string.h>
 
 #include "qtrace/symbols.h"
 #include "entries.h"
@@ -34,16 +35,28 @@ void entries_add_map(const char *path, uint64_t start, uint64_t end,
     pthread_mutex_unlock(&es.lock);
 }
 
+/*
+ * GCC moves the unlikely paths of a function into a symbol of their own,
+ * NAME.cold, reached by jumps from NAME and jumping back into it: a part
+ * of NAME's frame, not a function.
+ */
+static bool is_split_part(const char *name)
+{
+    return strstr(name, ".cold") != NULL;
+}
+
 bool entries_is_function(uint64_t pc)
 {
     uint64_t offset = 1;
     const char *name;
+    bool entry;
 
     if (!es.syms) {
         return false;
     }
     pthread_mutex_lock(&es.lock);
     name = qtrace_symbols_lookup(es.syms, pc, &offset);
+    entry = name != NULL && offset == 0 && !is_split_part(name);
     pthread_mutex_unlock(&es.lock);
-    return name != NULL && offset == 0;
+    return entry;
 }
