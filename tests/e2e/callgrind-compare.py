@@ -2,25 +2,29 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """Compare qtrace's function report with callgrind's, function by function.
 
-Usage: callgrind-compare.py CALLGRIND_OUT ANNOTATE REPORT MAPS OBJECT...
+Usage: callgrind-compare.py CALLGRIND_OUT ANNOTATE REPORT MAPS EXITS OBJECT...
 
 CALLGRIND_OUT  callgrind's profile (--separate-recs=1)
 ANNOTATE       `callgrind_annotate --inclusive=yes` of it
 REPORT         `qtrace report --functions` of the same program
 MAPS           `qtrace dump -e image_map` of that trace
+EXITS          "KIND NAME" lines: the functions with a func_exit of kind
+               2 (replaced by a tail call) or 3 (open at exit)
 OBJECT         host paths of the objects whose functions are compared
 
-A function is known on both sides by its object and its offset in it:
-callgrind names a function it has no symbol for by that offset
+A function is known on both sides by its object and its ELF address in
+it: callgrind names a function it has no symbol for by that address
 (`0x...`), qtrace by its run-time address (image_map gives the object
-and its load address); named functions get their offset from the
-object's symbols and those of its debug file (nm). The rules of
-docs/calls.md ("Comparing with callgrind") say what is left out.
+and its load bias); named functions get their address from the object's
+symbols and those of its debug file (nm). The rules of docs/calls.md
+("Comparing with callgrind") say what is left out and what is compared
+on its calls only.
 
-Prints one line per function compared, "agree" or "differ" with both
-sides' calls and inclusive instructions, then a summary line
-"functions: N compared, A agree, D differ, Q qtrace only, C callgrind
-only". Exit status 0.
+Prints one line per function: "agree" or "differ" with both sides'
+calls and inclusive instructions (and the rule that limits the
+comparison to calls), "skipped", "qtrace-only" or "callgrind-only";
+then a summary line "functions: N compared, A agree (C on calls only),
+D differ, ...". Exit status 0.
 """
 import bisect
 import collections
