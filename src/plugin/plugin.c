@@ -200,6 +200,11 @@ static void vcpu_tb_count_calls_indirect(unsigned int vcpu_index, void *udata)
     count_calls(vcpu_index, udata, CALLS_START_INDIRECT);
 }
 
+static void vcpu_tb_count_calls_entry(unsigned int vcpu_index, void *udata)
+{
+    count_calls(vcpu_index, udata, CALLS_START_ENTRY);
+}
+
 static void vcpu_tb_count_calls_any(unsigned int vcpu_index, void *udata)
 {
     count_calls(vcpu_index, udata, CALLS_START_ANY);
@@ -225,6 +230,11 @@ static void vcpu_tb_exec_calls(unsigned int vcpu_index, void *udata)
 static void vcpu_tb_exec_calls_indirect(unsigned int vcpu_index, void *udata)
 {
     exec_calls(vcpu_index, udata, CALLS_START_INDIRECT);
+}
+
+static void vcpu_tb_exec_calls_entry(unsigned int vcpu_index, void *udata)
+{
+    exec_calls(vcpu_index, udata, CALLS_START_ENTRY);
 }
 
 static void vcpu_tb_exec_calls_any(unsigned int vcpu_index, void *udata)
@@ -512,11 +522,13 @@ static qemu_plugin_vcpu_udata_cb_t pick_tb_cb(const struct tb_info *ti)
         static const qemu_plugin_vcpu_udata_cb_t count[] = {
             [CALLS_START_PLAIN] = vcpu_tb_count_calls,
             [CALLS_START_INDIRECT] = vcpu_tb_count_calls_indirect,
+            [CALLS_START_ENTRY] = vcpu_tb_count_calls_entry,
             [CALLS_START_ANY] = vcpu_tb_count_calls_any,
         };
         static const qemu_plugin_vcpu_udata_cb_t exec[] = {
             [CALLS_START_PLAIN] = vcpu_tb_exec_calls,
             [CALLS_START_INDIRECT] = vcpu_tb_exec_calls_indirect,
+            [CALLS_START_ENTRY] = vcpu_tb_exec_calls_entry,
             [CALLS_START_ANY] = vcpu_tb_exec_calls_any,
         };
 

@@ -223,27 +223,31 @@ else
 fi
 
 # "calls-ARCH tail": tail_jump is one plain jump (jmp, b, j, b.w) to
-# tail_callee's entry (calls.c): a tail call. tail_jump's frame ends
-# replaced (kind 2) and tail_callee's begins at the same depth (kind 1),
-# from the jump, with tail_leaf below it; before the jump was known as a
-# tail call, tail_leaf sat under tail_jump and tail_callee was missing.
+# tail_callee's entry, tail_jump_reg a jump to it through a register
+# (calls.c): both are tail calls. Their frames end replaced (kind 2) and
+# tail_callee's begins at the same depth (kind 1), from the plain jump
+# (from the register jump, which no callback notes, "from 0"), with
+# tail_leaf below it. Before jumps to function entries were known as
+# tail calls, tail_leaf sat under tail_jump and tail_callee was missing.
 "$QTRACE" record -e 'func_*' -o "$WORK/tail.qtr" -- "$GUEST" tail \
     > "$WORK/out" 2>&1
 check_eq "tail guest exit status" 0 "$?"
 check_grep "tail guest output" '^calls: tail ok$' "$WORK/out"
-guest_syms 'main|tail_jump|tail_callee|tail_leaf' > "$WORK/syms-tail"
+guest_syms 'main|tail_jump|tail_jump_reg|tail_callee|tail_leaf' \
+    > "$WORK/syms-tail"
 "$QTRACE" dump "$WORK/tail.qtr" > "$WORK/tail"
 check_eq "tail: records nest" "vcpu 0: ok" "$(nesting "$WORK/tail")"
 guest_tree 0 "$WORK/syms-tail" "$WORK/tail" > "$WORK/tree-tail"
 printf '%s\n' '0 main 0 0' '1 tail_jump 1 2' '1 tail_callee 1 0' \
+    '2 tail_leaf 1 0' '1 tail_jump_reg 1 2' '1 tail_callee 1 0' \
     '2 tail_leaf 1 0' > "$WORK/expect-tail"
 match_tree "tail: call tree" "$WORK/expect-tail" "$WORK/tree-tail"
 jump_pc=$(awk '$2 == "tail_jump" { print $1 }' "$WORK/syms-tail")
 callee_pc=$(awk '$2 == "tail_callee" { print $1 }' "$WORK/syms-tail")
-check_eq "tail: tail_callee entered by the jump, kind 1" \
-    "from $jump_pc kind 1" \
+check_eq "tail: tail_callee entered by the jumps, kind 1" \
+    "from $jump_pc kind 1,from 0x0 kind 1" \
     "$(awk -v pc="$callee_pc" '$3 == "func_entry" && $5 == pc {
-           print $6, $7, $10, $11 }' "$WORK/tail")"
+           print $6, $7, $10, $11 }' "$WORK/tail" | paste -sd,)"
 
 # Following calls changes nothing else: the single-threaded demo guest
 # gives the same exec_tb records (pc and time) with and without func_*.
