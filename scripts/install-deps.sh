@@ -16,7 +16,7 @@ gcc-arm-linux-gnueabihf libc6-dev-armhf-cross
 binutils-aarch64-linux-gnu
 ca-certificates
 python3 strace uftrace
-libc6-dbg
+valgrind libc6-dbg
 "
 
 missing=""

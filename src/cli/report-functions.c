@@ -7,6 +7,13 @@
  * counts a function's outermost call only (recursion, or a stub and the
  * function it reaches, would count twice; so it never exceeds the run);
  * self time counts every call, its callees excluded.
+ *
+ * A stub that forwards by a tail call (every PLT stub does: it jumps to
+ * what its GOT slot holds) is the first part of one call, not a call of
+ * its own: folded, it counts no call and its instructions go to the
+ * frame that replaces it (the function, or ld.so's resolver on a first,
+ * lazily bound call). Otherwise `name@plt` and `name` would each count
+ * every call, twice the calls callgrind or uftrace see.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -23,22 +30,34 @@
 #include "report.h"
 
 struct func_stat {
-    const char *name;               /* the key, owned by freport.names */
+    const char *name;               /* the key: "NAME\x1fMODULE", owned */
+    size_t name_len;                /* NAME's length */
+    const char *module;             /* the image's base name, or "" */
     uint64_t calls;
     uint64_t total;                 /* outermost calls only */
     uint64_t self;
+};
+
+/* A stub frame just closed, waiting for the frame that replaces it. */
+struct stub_carry {
+    struct func_stat *fs;           /* the stub's folded stat, or NULL */
+    uint64_t dur;                   /* its instructions */
+    uint32_t depth;
 };
 
 struct fstream {
     uint64_t last_time;
     struct qtrace_callstack cs;
     GHashTable *active;             /* name -> its open frames */
+    struct stub_carry pending;
+    GHashTable *carried;            /* depth -> stub time of that frame */
 };
 
 struct freport {
     const struct qtrace_symbols *syms;
     bool keep_plt;                  /* --keep-plt: stubs apart */
     GHashTable *names;              /* pc -> its name (owned) */
+    GHashTable *stubs;              /* pcs whose name ends in "@plt" */
     GHashTable *funcs;              /* name -> struct func_stat */
     GHashTable *streams;            /* stream id -> struct fstream */
     struct fstream *cur;
@@ -51,23 +70,43 @@ static void free_fstream(void *p)
 
     qtrace_callstack_fini(&st->cs);
     g_hash_table_destroy(st->active);
+    g_hash_table_destroy(st->carried);
     free(st);
+}
+
+static bool is_plt_name(const char *name)
+{
+    static const char plt[] = "@plt";
+    size_t n = strlen(name);
+
+    return n > sizeof(plt) - 1 && strcmp(name + n - (sizeof(plt) - 1),
+                                         plt) == 0;
 }
 
 /*
  * The stat of the function at pc: its name is looked up once per address
- * (fr->names), and addresses of one name share one stat (fr->funcs).
+ * (fr->names), and addresses of one name in one image share one stat
+ * (fr->funcs): ld.so's private fstat is not libc's.
  */
 static struct func_stat *stat_of(struct freport *fr, uint64_t pc)
 {
     gpointer key = GSIZE_TO_POINTER(pc);
     struct func_stat *fs = g_hash_table_lookup(fr->names, key);
-    char buf[320];
+    const char *module;
+    char buf[640];
+    size_t len;
 
     if (fs) {
         return fs;
     }
+    if (!fr->keep_plt && is_plt_name(guest_syms_fmt(fr->syms, pc, false, buf,
+                                                    sizeof(buf)))) {
+        g_hash_table_add(fr->stubs, key);
+    }
     guest_syms_fn_name(fr->syms, pc, fr->keep_plt, buf, sizeof(buf));
+    len = strlen(buf);
+    module = qtrace_symbols_module(fr->syms, pc, NULL);
+    snprintf(buf + len, sizeof(buf) - len, "\x1f%s", module ? module : "");
     fs = g_hash_table_lookup(fr->funcs, buf);
     if (!fs) {
         char *name = strdup(buf);
@@ -80,50 +119,96 @@ static struct func_stat *stat_of(struct freport *fr, uint64_t pc)
             return NULL;
         }
         fs->name = name;
+        fs->name_len = len;
+        fs->module = name + len + 1;
         g_hash_table_insert(fr->funcs, name, fs);
     }
     g_hash_table_insert(fr->names, key, fs);
     return fs;
 }
 
+/* One open frame of fs fewer in st. */
+static void count_active_down(struct fstream *st, struct func_stat *fs)
+{
+    gsize n = GPOINTER_TO_SIZE(g_hash_table_lookup(st->active, fs));
+
+    if (n > 1) {
+        g_hash_table_insert(st->active, fs, GSIZE_TO_POINTER(n - 1));
+    } else {
+        g_hash_table_remove(st->active, fs);
+    }
+}
+
+/* One closed call of fs: dur instructions, child_time of them in callees. */
+static void count_call(struct fstream *st, struct func_stat *fs,
+                       uint64_t dur, uint64_t child_time)
+{
+    bool outermost = GPOINTER_TO_SIZE(g_hash_table_lookup(st->active,
+                                                          fs)) <= 1;
+
+    count_active_down(st, fs);
+    fs->calls++;
+    fs->self += dur > child_time ? dur - child_time : 0;
+    if (outermost) {
+        fs->total += dur;
+    }
+}
+
+/* A stub that nothing replaced counts as a call of its folded name. */
+static void settle_pending(struct fstream *st)
+{
+    struct stub_carry *p = &st->pending;
+
+    if (p->fs) {
+        count_call(st, p->fs, p->dur, 0);
+        p->fs = NULL;
+    }
+}
+
 static void on_enter(void *arg, const struct qtrace_frame *f, uint32_t depth)
 {
     struct freport *fr = arg;
+    struct fstream *st = fr->cur;
     struct func_stat *fs = stat_of(fr, f->pc);
     gsize n;
 
-    (void)depth;
     if (!fs) {
         return;
     }
-    n = GPOINTER_TO_SIZE(g_hash_table_lookup(fr->cur->active, fs));
-    g_hash_table_insert(fr->cur->active, fs, GSIZE_TO_POINTER(n + 1));
+    if (st->pending.fs && st->pending.depth == depth) {
+        /* The stub's successor: its call goes on in this frame. */
+        g_hash_table_insert(st->carried, GUINT_TO_POINTER(depth),
+                            GSIZE_TO_POINTER(st->pending.dur));
+        count_active_down(st, st->pending.fs);
+        st->pending.fs = NULL;
+    }
+    settle_pending(st);
+    n = GPOINTER_TO_SIZE(g_hash_table_lookup(st->active, fs));
+    g_hash_table_insert(st->active, fs, GSIZE_TO_POINTER(n + 1));
 }
 
 static void on_leave(void *arg, const struct qtrace_frame *f, uint32_t depth,
                      uint64_t time, bool forced)
 {
     struct freport *fr = arg;
+    struct fstream *st = fr->cur;
     struct func_stat *fs = stat_of(fr, f->pc);
-    gpointer key = fs;
-    gsize n = GPOINTER_TO_SIZE(g_hash_table_lookup(fr->cur->active, key));
+    gpointer dkey = GUINT_TO_POINTER(depth);
     uint64_t dur = time - f->start;
 
-    (void)depth;
     (void)forced;
     if (!fs) {
         return;
     }
-    if (n > 1) {
-        g_hash_table_insert(fr->cur->active, key, GSIZE_TO_POINTER(n - 1));
-    } else {
-        g_hash_table_remove(fr->cur->active, key);
+    settle_pending(st);
+    dur += GPOINTER_TO_SIZE(g_hash_table_lookup(st->carried, dkey));
+    g_hash_table_remove(st->carried, dkey);
+    if (g_hash_table_contains(fr->stubs, GSIZE_TO_POINTER(f->pc)) &&
+        f->child_time == 0) {
+        st->pending = (struct stub_carry){ fs, dur, depth };
+        return;
     }
-    fs->calls++;
-    fs->self += dur > f->child_time ? dur - f->child_time : 0;
-    if (n <= 1) {
-        fs->total += dur;
-    }
+    count_call(st, fs, dur, f->child_time);
 }
 
 static const struct qtrace_callstack_ops report_ops = { on_enter, on_leave };
@@ -140,6 +225,7 @@ static struct fstream *stream_of(struct freport *fr, uint32_t id)
         }
         qtrace_callstack_init(&st->cs);
         st->active = g_hash_table_new(NULL, NULL);
+        st->carried = g_hash_table_new(NULL, NULL);
         g_hash_table_insert(fr->streams, GUINT_TO_POINTER(id), st);
     }
     return st;
@@ -173,6 +259,7 @@ static int collect(struct freport *fr, struct qtrace_reader *rd,
         fr->cur = value;
         qtrace_callstack_close(&fr->cur->cs, fr->cur->last_time,
                                &report_ops, fr);
+        settle_pending(fr->cur);
     }
     return ret;
 }
@@ -192,8 +279,33 @@ static gint cmp_stat(gconstpointer a, gconstpointer b)
     return strcmp(x->name, y->name);
 }
 
+/* How many images have a function called like fs (names: name -> n). */
+static gsize name_count(GHashTable *names, const struct func_stat *fs)
+{
+    char *name = g_strndup(fs->name, fs->name_len);
+    gsize n = GPOINTER_TO_SIZE(g_hash_table_lookup(names, name));
+
+    g_free(name);
+    return n;
+}
+
+static void name_count_add(GHashTable *names, const struct func_stat *fs)
+{
+    gsize n = name_count(names, fs);
+
+    g_hash_table_insert(names, g_strndup(fs->name, fs->name_len),
+                        GSIZE_TO_POINTER(n + 1));
+}
+
+/*
+ * The table, most total time first. A name that two images define
+ * (ld.so's private copies of some of libc's functions) is followed by
+ * its image's name in parentheses.
+ */
 static void print_stats(struct freport *fr, FILE *out)
 {
+    GHashTable *names = g_hash_table_new_full(g_str_hash, g_str_equal,
+                                              g_free, NULL);
     GPtrArray *order = g_ptr_array_new();
     GHashTableIter it;
     gpointer key, value;
@@ -204,8 +316,13 @@ static void print_stats(struct freport *fr, FILE *out)
     while (g_hash_table_iter_next(&it, &key, &value)) {
         struct func_stat *fs = value;
 
+        /* A stub whose every call went on in the function it reached. */
+        if (fs->calls == 0 && fs->total == 0 && fs->self == 0) {
+            continue;
+        }
         calls += fs->calls;
         g_ptr_array_add(order, fs);
+        name_count_add(names, fs);
     }
     g_ptr_array_sort(order, cmp_stat);
     fprintf(out, "functions: %u, calls: %" PRIu64 " (times in guest "
@@ -214,11 +331,15 @@ static void print_stats(struct freport *fr, FILE *out)
             "FUNCTION");
     for (i = 0; i < order->len; i++) {
         const struct func_stat *fs = g_ptr_array_index(order, i);
+        bool shared = name_count(names, fs) > 1 && fs->module[0];
 
-        fprintf(out, "%12" PRIu64 " %12" PRIu64 " %10" PRIu64 "  %s\n",
-                fs->total, fs->self, fs->calls, fs->name);
+        fprintf(out, "%12" PRIu64 " %12" PRIu64 " %10" PRIu64 "  %.*s%s%s%s\n",
+                fs->total, fs->self, fs->calls, (int)fs->name_len, fs->name,
+                shared ? " (" : "", shared ? fs->module : "",
+                shared ? ")" : "");
     }
     g_ptr_array_free(order, TRUE);
+    g_hash_table_destroy(names);
 }
 
 static void free_stat(void *p)
@@ -252,6 +373,7 @@ static int run_functions(struct qtrace_reader *rd,
     }
     fr.syms = syms;
     fr.names = g_hash_table_new(NULL, NULL);
+    fr.stubs = g_hash_table_new(NULL, NULL);
     fr.funcs = g_hash_table_new_full(g_str_hash, g_str_equal, NULL,
                                      free_stat);
     fr.streams = g_hash_table_new_full(NULL, NULL, NULL, free_fstream);
@@ -265,6 +387,7 @@ static int run_functions(struct qtrace_reader *rd,
     }
     g_hash_table_destroy(fr.streams);
     g_hash_table_destroy(fr.names);
+    g_hash_table_destroy(fr.stubs);
     g_hash_table_destroy(fr.funcs);
     qtrace_symbols_free(syms);
     if (ret < 0) {

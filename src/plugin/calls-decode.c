@@ -349,6 +349,34 @@ static int rank(enum calls_class cls)
     }
 }
 
+/*
+ * x86_64: the lazy-binding resolver of glibc's ld.so (_dl_runtime_resolve
+ * and its variants, _dl_runtime_profile) ends by dropping its frame and
+ * the two words the PLT pushed, then jumping to the function it found:
+ * add $n, %rsp; jmp *%r11. That jump replaces the resolver by the
+ * resolved function, a tail call. A function's own indirect jumps (switch
+ * tables) never follow the release of its stack frame.
+ */
+static bool x86_is_resolver_exit(const struct calls_insn *prev,
+                                 const struct calls_insn *last)
+{
+    static const uint8_t jmp_r11[] = { 0x41, 0xff, 0xe3 };
+    const uint8_t *j = last->bytes;
+    size_t jn = last->size;
+
+    if (jn == 4 && j[0] == 0xf2) {
+        j++;                            /* bnd */
+        jn--;
+    }
+    if (jn != sizeof(jmp_r11) || memcmp(j, jmp_r11, jn) != 0) {
+        return false;
+    }
+    /* add $imm8, %rsp (48 83 c4 ib) or add $imm32, %rsp (48 81 c4 id) */
+    return prev->size >= 4 && prev->bytes[0] == 0x48 &&
+           (prev->bytes[1] == 0x83 || prev->bytes[1] == 0x81) &&
+           prev->bytes[2] == 0xc4;
+}
+
 enum calls_class calls_classify_block(enum calls_isa isa,
                                       const struct calls_insn *insns,
                                       size_t n)
@@ -361,6 +389,10 @@ enum calls_class calls_classify_block(enum calls_isa isa,
         return CALLS_OTHER;
     }
     last = &insns[n - 1];
+    if (isa == CALLS_ISA_X86_64 && n >= 2 &&
+        x86_is_resolver_exit(&insns[n - 2], last)) {
+        return CALLS_TAIL;
+    }
     if (isa != CALLS_ISA_ARM) {
         return calls_classify(isa, last->bytes, last->size, false);
     }
@@ -378,4 +410,152 @@ enum calls_class calls_classify_block(enum calls_isa isa,
     as_thumb = calls_classify(isa, last->bytes, last->size, true);
     as_a32 = calls_classify(isa, last->bytes, last->size, false);
     return rank(as_a32) > rank(as_thumb) ? as_a32 : as_thumb;
+}
+
+/* Sign-extend the low `bits` bits of v. */
+static int64_t sext(uint64_t v, unsigned int bits)
+{
+    uint64_t m = 1ull << (bits - 1);
+
+    v &= (m << 1) - 1;
+    return (int64_t)((v ^ m) - m);
+}
+
+/* x86_64: jmp rel32 (e9), jmp rel8 (eb), with or without bnd (f2). */
+static bool jump_x86_64(const struct calls_insn *in, uint64_t *target)
+{
+    const uint8_t *c = in->bytes;
+    size_t size = in->size > 16 ? 16 : in->size;
+    size_t i = size > 0 && c[0] == 0xf2 ? 1 : 0;
+
+    if (i + 5 == size && c[i] == 0xe9) {
+        *target = in->pc + size + (uint64_t)sext(le32(c + i + 1), 32);
+        return true;
+    }
+    if (i + 2 == size && c[i] == 0xeb) {
+        *target = in->pc + size + (uint64_t)sext(c[i + 1], 8);
+        return true;
+    }
+    return false;
+}
+
+/* aarch64: b imm26. */
+static bool jump_aarch64(const struct calls_insn *in, uint64_t *target)
+{
+    uint32_t w;
+
+    if (in->size != 4) {
+        return false;
+    }
+    w = le32(in->bytes);
+    if ((w & 0xfc000000) != 0x14000000) {
+        return false;
+    }
+    *target = in->pc + (uint64_t)(sext(w, 26) * 4);
+    return true;
+}
+
+/* RISC-V: jal x0 (j) and c.j. */
+static bool jump_riscv(const struct calls_insn *in, uint64_t *target)
+{
+    uint32_t w, imm;
+
+    if (in->size == 2) {
+        w = le16(in->bytes);
+        if ((w & 0xe003) != 0xa001) {
+            return false;
+        }
+        /* CJ format: offset[11|4|9:8|10|6|7|3:1|5] in bits 12..2 */
+        imm = ((w >> 12) & 1) << 11 | ((w >> 11) & 1) << 4 |
+              ((w >> 9) & 3) << 8 | ((w >> 8) & 1) << 10 |
+              ((w >> 7) & 1) << 6 | ((w >> 6) & 1) << 7 |
+              ((w >> 3) & 7) << 1 | ((w >> 2) & 1) << 5;
+        *target = in->pc + (uint64_t)sext(imm, 12);
+        return true;
+    }
+    if (in->size != 4) {
+        return false;
+    }
+    w = le32(in->bytes);
+    if ((w & 0xfff) != 0x06f) {                     /* jal, rd = x0 */
+        return false;
+    }
+    imm = ((w >> 31) & 1) << 20 | ((w >> 21) & 0x3ff) << 1 |
+          ((w >> 20) & 1) << 11 | ((w >> 12) & 0xff) << 12;
+    *target = in->pc + (uint64_t)sext(imm, 21);
+    return true;
+}
+
+/* A32: b (condition always). Thumb: b (16 bits, T2) and b.w (T4). */
+static bool jump_arm(const struct calls_insn *in, bool thumb,
+                     uint64_t *target)
+{
+    uint32_t w, h1, h2, s, i1, i2, imm;
+
+    if (!thumb) {
+        if (in->size != 4) {
+            return false;
+        }
+        w = le32(in->bytes);
+        if ((w & 0xff000000) != 0xea000000) {
+            return false;
+        }
+        *target = in->pc + 8 + (uint64_t)(sext(w, 24) * 4);
+        return true;
+    }
+    h1 = le16(in->bytes);
+    if (in->size == 2) {
+        if ((h1 & 0xf800) != 0xe000) {
+            return false;
+        }
+        *target = in->pc + 4 + (uint64_t)(sext(h1, 11) * 2);
+        return true;
+    }
+    if (in->size != 4) {
+        return false;
+    }
+    h2 = le16(in->bytes + 2);
+    if ((h1 & 0xf800) != 0xf000 || (h2 & 0xd000) != 0x9000) {
+        return false;
+    }
+    s = (h1 >> 10) & 1;
+    i1 = !(((h2 >> 13) & 1) ^ s);
+    i2 = !(((h2 >> 11) & 1) ^ s);
+    imm = s << 24 | i1 << 23 | i2 << 22 | (h1 & 0x3ff) << 12 |
+          (h2 & 0x7ff) << 1;
+    *target = in->pc + 4 + (uint64_t)sext(imm, 25);
+    return true;
+}
+
+bool calls_direct_jump(enum calls_isa isa, const struct calls_insn *insns,
+                       size_t n, uint64_t *target)
+{
+    const struct calls_insn *last;
+    bool ambiguous, thumb;
+
+    if (n == 0) {
+        return false;
+    }
+    last = &insns[n - 1];
+    switch (isa) {
+    case CALLS_ISA_X86_64:
+        return jump_x86_64(last, target);
+    case CALLS_ISA_AARCH64:
+        return jump_aarch64(last, target);
+    case CALLS_ISA_RISCV64:
+    case CALLS_ISA_RISCV32:
+        return jump_riscv(last, target);
+    case CALLS_ISA_ARM:
+        thumb = calls_arm_is_thumb(insns, n, &ambiguous);
+        /*
+         * An ambiguous block is Thumb unless only the A32 reading is a
+         * branch, as for the other classes.
+         */
+        if (ambiguous && !jump_arm(last, true, target)) {
+            return jump_arm(last, false, target);
+        }
+        return jump_arm(last, thumb, target);
+    default:
+        return false;
+    }
 }

@@ -63,6 +63,15 @@ enum calls_class calls_classify_block(enum calls_isa isa,
                                       const struct calls_insn *insns,
                                       size_t n);
 
+/*
+ * The block ends with an unconditional direct jump (x86_64 jmp rel,
+ * aarch64 b, RISC-V j / jal x0 / c.j, arm b / b.w): true, and its
+ * target in *target. Such a jump is a tail call when the target is a
+ * function's entry, which only the symbols can tell.
+ */
+bool calls_direct_jump(enum calls_isa isa, const struct calls_insn *insns,
+                       size_t n, uint64_t *target);
+
 /* One instruction of a known instruction set (thumb: arm only). */
 enum calls_class calls_classify(enum calls_isa isa, const uint8_t *code,
                                 size_t size, bool thumb);

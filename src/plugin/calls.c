@@ -16,6 +16,7 @@
 #include "calls.h"
 #include "pack.h"
 #include "calls-decode.h"
+#include "entries.h"
 
 #define LAND_SLOTS 1024u            /* return sites remembered per vCPU */
 
@@ -306,14 +307,6 @@ static bool do_branch(struct calls_vcpu *cv, uint64_t pc, uint64_t time)
 }
 
 /*
- * The previous block ended in an indirect jump if one ended at start. A
- * longjmp reaches setjmp's return site through the address saved in the
- * jmp_buf: with an indirect jump or a return that matched no frame
- * (explained is false then). A direct branch to a return site is a branch
- * inside the function (a recursive function skipping its own call), never
- * a longjmp.
- */
-/*
  * A block ending in an indirect jump or a system call leaves its end
  * count (see struct calls_hot). Outside range= the count stands still
  * (start equals end), so there every block overwrites the marks: a mark
@@ -331,6 +324,14 @@ static void leave_marks(struct calls_hot *hot, const struct tb_info *tb,
     }
 }
 
+/*
+ * The previous block ended in an indirect jump if one ended at start. A
+ * longjmp reaches setjmp's return site through the address saved in the
+ * jmp_buf: with an indirect jump or a return that matched no frame
+ * (explained is false then). A direct branch to a return site is a branch
+ * inside the function (a recursive function skipping its own call), never
+ * a longjmp. An indirect jump to a function's entry is a tail call.
+ */
 void calls_block(unsigned int vcpu, const struct tb_info *tb, uint64_t start,
                  uint64_t end)
 {
@@ -361,6 +362,15 @@ void calls_block(unsigned int vcpu, const struct tb_info *tb, uint64_t start,
     if (attn & CALLS_ATTN_BRANCH) {
         explained = do_branch(cv, pc, start);
     } else if (cv->hot->indirect_end != start) {
+        explained = true;
+    } else if (tb->flags & TB_F_FUNC_ENTRY) {
+        /*
+         * A jump through a register or memory to a function's entry (a
+         * function pointer or a vtable slot in tail position): a tail
+         * call, from an instruction the block before did not note.
+         */
+        cv->pend_pc = 0;
+        do_tail(cv, pc, start);
         explained = true;
     }
     if (!explained && (tb->flags & TB_F_RETURN_SITE)) {
@@ -572,16 +582,26 @@ static bool sites_has_locked(uint64_t pc)
     return false;
 }
 
-/* The class of the block's last instruction, from its code bytes. */
+/*
+ * The class of the block's last instruction, from its code bytes. A
+ * direct jump to the first address of a known function is a tail call:
+ * without the symbols, it could be any jump inside a function.
+ */
 static enum calls_class classify_tb(struct qemu_plugin_tb *tb,
                                     const struct tb_info *ti)
 {
     struct calls_insn *insns;
     enum calls_class cls;
+    uint64_t target;
     uint32_t i, first = 0;
 
-    /* Only arm needs the whole block (A32 or Thumb); others the last. */
-    if (cs.abi->isa != CALLS_ISA_ARM) {
+    /*
+     * arm needs the whole block (A32 or Thumb), x86_64 the last two
+     * instructions (the resolver's exit), the others the last.
+     */
+    if (cs.abi->isa == CALLS_ISA_X86_64 && ti->n_insns >= 2) {
+        first = ti->n_insns - 2;
+    } else if (cs.abi->isa != CALLS_ISA_ARM) {
         first = ti->n_insns - 1;
     }
     insns = calloc(ti->n_insns - first, sizeof(*insns));
@@ -597,6 +617,12 @@ static enum calls_class classify_tb(struct qemu_plugin_tb *tb,
                       sizeof(ci->bytes));
     }
     cls = calls_classify_block(cs.abi->isa, insns, ti->n_insns - first);
+    if (cls == CALLS_OTHER &&
+        calls_direct_jump(cs.abi->isa, insns, ti->n_insns - first,
+                          &target) &&
+        entries_is_function(target)) {
+        cls = CALLS_TAIL;
+    }
     free(insns);
     return cls;
 }
@@ -630,6 +656,9 @@ void calls_tb_trans(struct qemu_plugin_tb *tb, struct tb_info *ti)
         ti->flags |= TB_F_RETURN_SITE;
     }
     pthread_mutex_unlock(&cs.sites_lock);
+    if (entries_is_function(ti->pc)) {
+        ti->flags |= TB_F_FUNC_ENTRY;
+    }
     if (cls == CALLS_INDIRECT) {
         ti->flags |= TB_F_ENDS_INDIRECT;
     } else if (cls == CALLS_SYSCALL) {

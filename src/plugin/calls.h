@@ -77,30 +77,37 @@ void calls_fmt_counts(char *buf, size_t len);
 
 /*
  * How a block starts, from its flags: most blocks have none of
- * TB_F_RETURN_SITE, TB_F_ENDS_INDIRECT and TB_F_ENDS_SYSCALL and take the
- * plain way. Outside range=, where nothing is counted (end equals start),
- * every block takes CALLS_START_ANY and overwrites the marks.
+ * TB_F_RETURN_SITE, TB_F_ENDS_INDIRECT, TB_F_ENDS_SYSCALL and
+ * TB_F_FUNC_ENTRY and take the plain way. A function's entry also looks
+ * at the indirect jump mark: a loop whose head is a function's first
+ * instruction runs it at every turn. Outside range=, where nothing is
+ * counted (end equals start), every block takes CALLS_START_ANY and
+ * overwrites the marks.
  */
 enum calls_start {
     CALLS_START_PLAIN,
     CALLS_START_INDIRECT,           /* TB_F_ENDS_INDIRECT alone */
+    CALLS_START_ENTRY,              /* TB_F_FUNC_ENTRY alone */
     CALLS_START_ANY,
 };
 
 static inline enum calls_start calls_start_of(const struct tb_info *tb)
 {
     uint32_t f = tb->flags & (TB_F_RETURN_SITE | TB_F_ENDS_INDIRECT |
-                              TB_F_ENDS_SYSCALL);
+                              TB_F_ENDS_SYSCALL | TB_F_FUNC_ENTRY);
 
     if (f == TB_F_ENDS_INDIRECT) {
         return CALLS_START_INDIRECT;
+    }
+    if (f == TB_F_FUNC_ENTRY) {
+        return CALLS_START_ENTRY;
     }
     return f ? CALLS_START_ANY : CALLS_START_PLAIN;
 }
 
 /*
- * Out of line: the block starts after a call, return or system call, or
- * at a return site; then leaves the block's marks.
+ * Out of line: the block starts after a call, return or system call, at
+ * a return site or at a function's entry; then leaves the block's marks.
  */
 void calls_block(unsigned int vcpu, const struct tb_info *tb, uint64_t start,
                  uint64_t end);
@@ -125,6 +132,11 @@ static inline void calls_tb_start(struct calls_hot *hot, unsigned int vcpu,
             calls_block(vcpu, tb, start, end);
         } else {
             hot->indirect_end = end;
+        }
+        break;
+    case CALLS_START_ENTRY:
+        if (__builtin_expect(hot->attn || hot->indirect_end == start, 0)) {
+            calls_block(vcpu, tb, start, end);
         }
         break;
     case CALLS_START_ANY:

@@ -17,6 +17,7 @@
 #include "../format/chunk.h"
 #include "calls-decode.h"
 #include "elf-load.h"
+#include "entries.h"
 #include "maps.h"
 #include "pack.h"
 #include "writer.h"
@@ -34,12 +35,14 @@ struct pending {
 
 static struct {
     const struct calls_abi *abi;
+    bool record;                    /* write image_map records */
     struct pending *pend[MAPS_MAX_VCPUS];   /* slot i: vCPU i's thread */
 } ms;
 
-bool maps_setup(const char *target)
+bool maps_setup(const char *target, bool record)
 {
     ms.abi = calls_abi_of(target);
+    ms.record = record;
     return ms.abi != NULL;
 }
 
@@ -76,8 +79,13 @@ static void emit_global(uint64_t start, uint64_t end, uint64_t offset,
 {
     uint16_t len = (uint16_t)strnlen(path, PATH_MAX);
     uint32_t size = qtrace_rec_size(QTRACE_EV_IMAGE_MAP_FIXED, len);
-    void *r = writer_trans_reserve(size);
+    void *r;
 
+    entries_add_map(path, start, end, offset);
+    if (!ms.record) {
+        return;
+    }
+    r = writer_trans_reserve(size);
     if (!r) {
         writer_count_lost(1);
         return;
@@ -256,6 +264,10 @@ void maps_syscall_ret(unsigned int vcpu, struct vbuf *vb, uint64_t time,
     p->active = false;
     if (start > guest_word((uint64_t)-4096)) {
         return;                     /* -errno */
+    }
+    entries_add_map(p->path, start, start + page_up(p->len), p->offset);
+    if (!ms.record) {
+        return;
     }
     len = (uint16_t)strnlen(p->path, PATH_MAX);
     size = qtrace_rec_size(QTRACE_EV_IMAGE_MAP_FIXED, len);

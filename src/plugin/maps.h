@@ -13,8 +13,12 @@
 
 #include "vbuf.h"
 
-/* At install: record image_map for QEMU target `target` (user mode). */
-bool maps_setup(const char *target);
+/*
+ * At install: follow the guest's images for QEMU target `target` (user
+ * mode), writing image_map records when record is true; each image is
+ * also handed to the function entries (entries.h).
+ */
+bool maps_setup(const char *target, bool record);
 
 /*
  * At the first translation (its pc is where the guest starts: the

@@ -17,6 +17,7 @@
 #include "../format/etrace.h"
 #include "../qemu/qemu-compat.h"
 #include "calls.h"
+#include "entries.h"
 #include "insn-extent.h"
 #include "maps.h"
 #include "mem.h"
@@ -202,6 +203,11 @@ static void vcpu_tb_count_calls_indirect(unsigned int vcpu_index, void *udata)
     count_calls(vcpu_index, udata, CALLS_START_INDIRECT);
 }
 
+static void vcpu_tb_count_calls_entry(unsigned int vcpu_index, void *udata)
+{
+    count_calls(vcpu_index, udata, CALLS_START_ENTRY);
+}
+
 static void vcpu_tb_count_calls_any(unsigned int vcpu_index, void *udata)
 {
     count_calls(vcpu_index, udata, CALLS_START_ANY);
@@ -227,6 +233,11 @@ static void vcpu_tb_exec_calls(unsigned int vcpu_index, void *udata)
 static void vcpu_tb_exec_calls_indirect(unsigned int vcpu_index, void *udata)
 {
     exec_calls(vcpu_index, udata, CALLS_START_INDIRECT);
+}
+
+static void vcpu_tb_exec_calls_entry(unsigned int vcpu_index, void *udata)
+{
+    exec_calls(vcpu_index, udata, CALLS_START_ENTRY);
 }
 
 static void vcpu_tb_exec_calls_any(unsigned int vcpu_index, void *udata)
@@ -552,11 +563,13 @@ static qemu_plugin_vcpu_udata_cb_t pick_tb_cb(const struct tb_info *ti)
         static const qemu_plugin_vcpu_udata_cb_t count[] = {
             [CALLS_START_PLAIN] = vcpu_tb_count_calls,
             [CALLS_START_INDIRECT] = vcpu_tb_count_calls_indirect,
+            [CALLS_START_ENTRY] = vcpu_tb_count_calls_entry,
             [CALLS_START_ANY] = vcpu_tb_count_calls_any,
         };
         static const qemu_plugin_vcpu_udata_cb_t exec[] = {
             [CALLS_START_PLAIN] = vcpu_tb_exec_calls,
             [CALLS_START_INDIRECT] = vcpu_tb_exec_calls_indirect,
+            [CALLS_START_ENTRY] = vcpu_tb_exec_calls_entry,
             [CALLS_START_ANY] = vcpu_tb_exec_calls_any,
         };
 
@@ -769,6 +782,7 @@ static bool needs_icount(const struct evsel *sel)
 static void choose_instrumentation(void)
 {
     struct evsel *sel = &qt.opts.sel;
+    bool follow_entries;           /* calls need the images' symbols */
 
     if (qt.opts.log) {
         /* The text log is made of these two; they land in out= too. */
@@ -803,9 +817,16 @@ static void choose_instrumentation(void)
         fprintf(stderr, "qtrace: func_*: no call decoder for %s, no "
                 "function events\n", qt.target);
     }
+    /*
+     * Calls follow the images too: their function entries tell tail calls
+     * made by plain jumps (entries.h).
+     */
+    follow_entries = !qt.system_mode && qt.trace_calls && entries_setup();
     qt.trace_maps = !qt.system_mode &&
-                    evsel_is_enabled(sel, QTRACE_EV_IMAGE_MAP) &&
-                    maps_setup(qt.target);
+                    (evsel_is_enabled(sel, QTRACE_EV_IMAGE_MAP) ||
+                     follow_entries) &&
+                    maps_setup(qt.target,
+                               evsel_is_enabled(sel, QTRACE_EV_IMAGE_MAP));
     qt.trace_tb_count = evsel_is_enabled(sel, QTRACE_EV_TB_COUNT);
     qt.need_icount = needs_icount(sel);
     /*

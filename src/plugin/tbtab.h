@@ -30,6 +30,8 @@ struct insn_info {
 #define TB_F_ENDS_INDIRECT 2u
 /* Set by calls.c: the block ends with a system call instruction. */
 #define TB_F_ENDS_SYSCALL 4u
+/* Set by calls.c: the block starts at a function's entry (its symbol). */
+#define TB_F_FUNC_ENTRY 8u
 
 struct tb_info {
     uint64_t pc;

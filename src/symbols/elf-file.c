@@ -101,9 +101,35 @@ int collect_add(struct collect *col, const GElf_Sym *sym,
     c->name = col->pool_len;
     c->rank = rank_of(sym);
     c->type = (unsigned char)GELF_ST_TYPE(sym->st_info);
+    /* A full symbol table spells a non-default version "name@VERSION". */
+    c->compat = strchr(name, '@') && !strstr(name, "@@") &&
+                c->rank >= CAND_RANK_FUNC;
     memcpy(col->pool + col->pool_len, name, len);
     col->pool_len += len;
     return 0;
+}
+
+/* The version table of a dynamic symbol table, or NULL. */
+static Elf_Data *versym_data(Elf *elf)
+{
+    Elf_Scn *scn = NULL;
+    GElf_Shdr sh;
+
+    while ((scn = elf_nextscn(elf, scn)) != NULL) {
+        if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_GNU_versym) {
+            return elf_getdata(scn, NULL);
+        }
+    }
+    return NULL;
+}
+
+/* Whether dynamic symbol i has a hidden (non-default) version. */
+static bool versym_hidden(Elf_Data *versym, size_t i)
+{
+    GElf_Versym v;
+
+    return versym && gelf_getversym(versym, (int)i, &v) &&
+           (v & 0x8000) != 0;
 }
 
 /* Every wanted symbol of one symbol table section. */
@@ -111,6 +137,7 @@ static int collect_table(Elf *elf, Elf_Scn *scn, const GElf_Shdr *tab,
                          struct collect *col)
 {
     Elf_Data *data = elf_getdata(scn, NULL);
+    Elf_Data *versym = tab->sh_type == SHT_DYNSYM ? versym_data(elf) : NULL;
     size_t i, n;
 
     if (!data || tab->sh_entsize == 0) {
@@ -138,6 +165,8 @@ static int collect_table(Elf *elf, Elf_Scn *scn, const GElf_Shdr *tab,
         if (collect_add(col, &sym, &sh, name) < 0) {
             return -ENOMEM;
         }
+        col->c[col->n - 1].compat |= versym_hidden(versym, i) &&
+                                     type != STT_NOTYPE;
     }
     return 0;
 }
@@ -211,7 +240,8 @@ static int collect_symbols(Elf *elf, const char *path, struct collect *col)
 
 /*
  * By address; at one address the best first: a function before a label,
- * then the name with the fewest leading underscores (calloc, not
+ * a current version before one kept for old binaries (free, not
+ * cfree@GLIBC_2.2.5), then the name with the fewest leading underscores (calloc, not
  * __calloc: the name people call), then global, weak, local, then by
  * name so the choice never depends on the table order.
  */
@@ -228,6 +258,9 @@ static int cmp_cand(const void *pa, const void *pb, void *pool)
     }
     if ((a->rank >= CAND_RANK_FUNC) != (b->rank >= CAND_RANK_FUNC)) {
         return a->rank >= CAND_RANK_FUNC ? -1 : 1;
+    }
+    if (a->compat != b->compat) {
+        return a->compat ? 1 : -1;
     }
     if (ua != ub) {
         return ua < ub ? -1 : 1;

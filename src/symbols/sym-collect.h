@@ -9,6 +9,7 @@
 
 #include <gelf.h>
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 /* A symbol found, before sorting and trimming. */
@@ -19,6 +20,8 @@ struct cand {
     size_t name;                    /* offset in the name pool */
     int rank;                       /* higher wins at one address */
     unsigned char type;             /* STT_* */
+    bool compat;                    /* an old version kept for old
+                                       binaries (cfree@GLIBC_2.2.5) */
 };
 
 /* Ranks: a function over a label, then global > weak > local. */

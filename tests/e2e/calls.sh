@@ -26,16 +26,16 @@ CALLS_COUNTS="$CALLS_COUNTS work_item=2 worker=2"
 
 # calls_main ARCH: the name main's frame has. glibc's static aarch64
 # start code calls __wrap_main, which enters main by a direct branch
-# (b main): no call instruction, so the frame keeps __wrap_main's name.
+# (b main): a tail call to a function's entry, so main has a frame of its
+# own there too.
 calls_main() {
-    if [ "$1" = aarch64 ]; then echo __wrap_main; else echo main; fi
+    echo main
 }
 
 # calls_tree FILE: the tree of a replay-style listing, one line per
 # thread, sorted (thread ids and their order differ between runs).
 calls_tree() {
-    awk -v names="$CALLS_FUNCS __wrap_main" -f "$E2E_DIR/calltree.awk" "$1" |
-        sed 's/ __wrap_main$/ main/' |
+    awk -v names="$CALLS_FUNCS" -f "$E2E_DIR/calltree.awk" "$1" |
         awk '{ s[$1] = s[$1] (s[$1] == "" ? "" : ",") $2 ":" $3 }
              END { for (t in s) print s[t] }' | LC_ALL=C sort
 }
@@ -61,14 +61,12 @@ check_tree() {
 # whose last two columns are CALLS and FUNCTION (uftrace report, qtrace
 # report --functions), sorted by name.
 calls_counts() {
-    awk -v names="$CALLS_FUNCS __wrap_main" '
+    awk -v names="$CALLS_FUNCS" '
         BEGIN {
             n = split(names, l, " ")
             for (i = 1; i <= n; i++) g[l[i]] = 1
         }
         ($NF in g) && $(NF - 1) ~ /^[0-9]+$/ {
-            name = $NF
-            if (name == "__wrap_main") name = "main"
-            print name "=" $(NF - 1)
+            print $NF "=" $(NF - 1)
         }' "$1" | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//'
 }

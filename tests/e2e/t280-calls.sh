@@ -23,8 +23,7 @@ check_eq "dump exit status" 0 "$?"
 # The guest's functions: "ADDRESS NAME". On arm, bit 0 of a symbol or
 # of the entry point says Thumb: cleared to get the address. aarch64's
 # static start code reaches main through __wrap_main (nop; b main), a
-# plain branch that cannot be told from a jump inside a function: the
-# frame is entered there, so that address is main's too.
+# plain branch to main's entry: a tail call, so main has its own frame.
 thumb_bit=0
 [ "$ARCH" = arm ] && thumb_bit=1
 FUNCS='main|fact|apply|add_one|twice|jump_outer|jump_middle|jump_inner'
@@ -33,12 +32,12 @@ FUNCS="$FUNCS|worker|work_item|deep"
 # guest_syms RE: "ADDRESS NAME" of the guest's functions matching RE.
 guest_syms() {
     readelf -sW "$GUEST" | awk -v re="^($1)\$" -v tb="$thumb_bit" '
-        ($4 == "FUNC" && $8 ~ re) || $8 == "__wrap_main" {
+        $4 == "FUNC" && $8 ~ re {
             v = 0; h = tolower($2)
             for (i = 1; i <= length(h); i++)
                 v = v * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1
             if (tb && v % 2) v--
-            printf "0x%x %s\n", v, ($8 == "__wrap_main" ? "main" : $8)
+            printf "0x%x %s\n", v, $8
         }'
 }
 guest_syms "$FUNCS" > "$WORK/syms"
@@ -222,6 +221,33 @@ else
         '2 after_hop 1 0' > "$WORK/expect-hop"
     match_tree "hop: call tree" "$WORK/expect-hop" "$WORK/tree-hop"
 fi
+
+# "calls-ARCH tail": tail_jump is one plain jump (jmp, b, j, b.w) to
+# tail_callee's entry, tail_jump_reg a jump to it through a register
+# (calls.c): both are tail calls. Their frames end replaced (kind 2) and
+# tail_callee's begins at the same depth (kind 1), from the plain jump
+# (from the register jump, which no callback notes, "from 0"), with
+# tail_leaf below it. Before jumps to function entries were known as
+# tail calls, tail_leaf sat under tail_jump and tail_callee was missing.
+"$QTRACE" record -e 'func_*' -o "$WORK/tail.qtr" -- "$GUEST" tail \
+    > "$WORK/out" 2>&1
+check_eq "tail guest exit status" 0 "$?"
+check_grep "tail guest output" '^calls: tail ok$' "$WORK/out"
+guest_syms 'main|tail_jump|tail_jump_reg|tail_callee|tail_leaf' \
+    > "$WORK/syms-tail"
+"$QTRACE" dump "$WORK/tail.qtr" > "$WORK/tail"
+check_eq "tail: records nest" "vcpu 0: ok" "$(nesting "$WORK/tail")"
+guest_tree 0 "$WORK/syms-tail" "$WORK/tail" > "$WORK/tree-tail"
+printf '%s\n' '0 main 0 0' '1 tail_jump 1 2' '1 tail_callee 1 0' \
+    '2 tail_leaf 1 0' '1 tail_jump_reg 1 2' '1 tail_callee 1 0' \
+    '2 tail_leaf 1 0' > "$WORK/expect-tail"
+match_tree "tail: call tree" "$WORK/expect-tail" "$WORK/tree-tail"
+jump_pc=$(awk '$2 == "tail_jump" { print $1 }' "$WORK/syms-tail")
+callee_pc=$(awk '$2 == "tail_callee" { print $1 }' "$WORK/syms-tail")
+check_eq "tail: tail_callee entered by the jumps, kind 1" \
+    "from $jump_pc kind 1,from 0x0 kind 1" \
+    "$(awk -v pc="$callee_pc" '$3 == "func_entry" && $5 == pc {
+           print $6, $7, $10, $11 }' "$WORK/tail" | paste -sd,)"
 
 # Following calls changes nothing else: the single-threaded demo guest
 # gives the same exec_tb records (pc and time) with and without func_*.

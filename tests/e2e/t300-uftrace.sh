@@ -36,7 +36,7 @@ check_eq "files differing between sink and converter" "" "$same"
 
 # Chrome trace events: JSON, and "B"/"E" counts per guest function.
 chrome_counts() {
-    python3 - "$1" $CALLS_FUNCS __wrap_main <<'PY'
+    python3 - "$1" $CALLS_FUNCS <<'PY'
 import collections, json, sys
 events = json.load(open(sys.argv[1]))["traceEvents"]
 begin = collections.Counter(e["name"] for e in events if e.get("ph") == "B")
@@ -44,10 +44,9 @@ end = collections.Counter(e["name"] for e in events if e.get("ph") == "E")
 out = []
 for name in sys.argv[2:]:
     if begin[name] or end[name]:
-        shown = "main" if name == "__wrap_main" else name
-        out.append("%s=%d" % (shown, begin[name]))
+        out.append("%s=%d" % (name, begin[name]))
         if begin[name] != end[name]:
-            out.append("%s:unbalanced" % shown)
+            out.append("%s:unbalanced" % name)
 print(" ".join(sorted(out)))
 PY
 }

@@ -61,6 +61,23 @@
  *         hop_inner                      m+3
  *           hop_longjmp                  m+4     back to hop_outer
  *       after_hop                        m+2     after the longjmp
+ *
+ * Run with "tail", main instead calls tail_jump(3), in assembly, whose
+ * only instruction is a plain jump to the entry of tail_callee (x86_64
+ * jmp, aarch64 b, riscv64 j, arm Thumb b.w): a tail call. tail_callee
+ * calls tail_leaf and returns to main in tail_jump's place. Then main
+ * calls tail_jump_reg(4, tail_callee), in assembly too, which jumps to
+ * its second argument (jmp *%rsi, br x1, jr a1, bx r1). Prints "calls:
+ * tail ok" (or "calls: tail unsupported" where there is no assembly for
+ * the target) and returns 0.
+ *
+ *   main                                 m
+ *     tail_jump                          m+1     replaced by tail_callee
+ *     tail_callee                        m+1     entered by the jump
+ *       tail_leaf                        m+2
+ *     tail_jump_reg                      m+1     replaced by tail_callee
+ *     tail_callee                        m+1     entered by the jump
+ *       tail_leaf                        m+2
  */
 #include <pthread.h>
 #include <setjmp.h>
@@ -354,6 +371,63 @@ static NOINLINE int hop_outer(void)
 }
 #endif
 
+/*
+ * The tail calls: tail_jump(v) and tail_jump_reg(v, tail_callee) are
+ * tail_callee(v), entered by a direct jump and by a jump through the
+ * register that holds fn.
+ */
+int tail_callee(int value);
+int tail_jump(int value);
+int tail_jump_reg(int value, int (*fn)(int));
+
+#if defined(__x86_64__)
+#define TAIL_ASM "jmp tail_callee"
+#define TAIL_REG_ASM "jmp *%rsi"
+#elif defined(__aarch64__)
+#define TAIL_ASM "b tail_callee"
+#define TAIL_REG_ASM "br x1"
+#elif defined(__riscv)
+#define TAIL_ASM "j tail_callee"
+#define TAIL_REG_ASM "jr a1"
+#elif defined(__arm__) && defined(__thumb2__)
+#define TAIL_MODE ".syntax unified\n.thumb\n.thumb_func\n"
+#define TAIL_ASM "b.w tail_callee"
+#define TAIL_REG_ASM "bx r1"
+#endif
+#ifndef TAIL_MODE
+#define TAIL_MODE ""
+#endif
+
+#ifdef TAIL_ASM
+__asm__(
+    ".text\n"
+    ".globl tail_jump\n"
+    ".type tail_jump, %function\n"
+    ".p2align 2\n"
+    TAIL_MODE
+    "tail_jump:\n"
+    "    " TAIL_ASM "\n"
+    ".size tail_jump, . - tail_jump\n"
+    ".globl tail_jump_reg\n"
+    ".type tail_jump_reg, %function\n"
+    ".p2align 2\n"
+    TAIL_MODE
+    "tail_jump_reg:\n"
+    "    " TAIL_REG_ASM "\n"
+    ".size tail_jump_reg, . - tail_jump_reg\n");
+#endif
+
+static NOINLINE int tail_leaf(int value)
+{
+    sink = value;
+    return value + 1;
+}
+
+NOINLINE int tail_callee(int value)
+{
+    return tail_leaf(value) * 2;
+}
+
 static NOINLINE int in_handler(int sig)
 {
     return sig + 1000;
@@ -449,6 +523,16 @@ int main(int argc, char **argv)
         printf("calls: hop %s\n", ok ? "ok" : "WRONG");
 #else
         printf("calls: hop unsupported\n");
+#endif
+        return ok ? 0 : 1;
+    }
+
+    if (argc > 1 && strcmp(argv[1], "tail") == 0) {
+#ifdef TAIL_ASM
+        ok = tail_jump(3) == 8 && tail_jump_reg(4, tail_callee) == 10;
+        printf("calls: tail %s\n", ok ? "ok" : "WRONG");
+#else
+        printf("calls: tail unsupported\n");
 #endif
         return ok ? 0 : 1;
     }

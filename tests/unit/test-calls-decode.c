@@ -273,6 +273,96 @@ static void test_calls_decode_last_instruction_only(void **state)
     assert_int_equal(calls_classify_block(CALLS_ISA_X86_64, b, 0), O);
 }
 
+/* One direct jump: its block of one instruction and the target found. */
+struct jump {
+    const char *text;           /* what the assembler was given */
+    uint64_t pc;
+    uint8_t size;
+    uint8_t bytes[8];
+    bool is_jump;
+    uint64_t target;            /* as objdump prints it */
+};
+
+static void check_jumps(enum calls_isa isa, const struct jump *j, size_t n)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        struct calls_insn in = { .pc = j[i].pc, .size = j[i].size };
+        uint64_t target = 0;
+        bool got;
+
+        memcpy(in.bytes, j[i].bytes, sizeof(j[i].bytes));
+        got = calls_direct_jump(isa, &in, 1, &target);
+        if (got != j[i].is_jump || (got && target != j[i].target)) {
+            fail_msg("%s: jump %d to 0x%llx, expected %d to 0x%llx",
+                     j[i].text, got, (unsigned long long)target,
+                     j[i].is_jump, (unsigned long long)j[i].target);
+        }
+    }
+}
+
+#define CHECK_JUMPS(isa, table) \
+    check_jumps(isa, table, sizeof(table) / sizeof(table[0]))
+
+static void test_calls_decode_direct_jump_targets(void **state)
+{
+    static const struct jump x86[] = {
+        { "jmp .+0x1000", 0, 5, { 0xe9, 0xfb, 0x0f, 0, 0 }, true, 0x1000 },
+        { "jmp .-8", 5, 2, { 0xeb, 0xf6 }, true, (uint64_t)-3 },
+        { "bnd jmp .+0x20", 7, 3, { 0xf2, 0xeb, 0x1d }, true, 0x27 },
+        { "jmp *%rax", 0x15, 2, { 0xff, 0xe0 }, false, 0 },
+        { "call rel32", 0, 5, { 0xe8, 0, 0, 0, 0 }, false, 0 },
+    };
+    static const struct jump a64[] = {
+        { "b .-0x800", 0, 4, { 0x00, 0xfe, 0xff, 0x17 }, true,
+          (uint64_t)-0x800 },
+        { "b .+0x40", 4, 4, { 0x10, 0x00, 0x00, 0x14 }, true, 0x44 },
+        { "bl .+8", 8, 4, { 0x02, 0x00, 0x00, 0x94 }, false, 0 },
+    };
+    static const struct jump rv[] = {
+        { "j .-0x100", 0, 4, { 0x6f, 0xf0, 0x1f, 0xf0 }, true,
+          (uint64_t)-0x100 },
+        { "jal x0, .+0x800", 4, 4, { 0x6f, 0x00, 0x10, 0x00 }, true,
+          0x804 },
+        { "c.j .-0x20", 8, 2, { 0xc5, 0xb7 }, true, (uint64_t)-0x18 },
+        { "jal ra, 0", 0, 4, { 0xef, 0x00, 0x00, 0x00 }, false, 0 },
+    };
+    static const struct jump arm[] = {
+        { "b .+0x100 (A32)", 0, 4, { 0x3e, 0x00, 0x00, 0xea }, true, 0x100 },
+        { "beq .+8 (A32)", 4, 4, { 0x00, 0x00, 0x00, 0x0a }, false, 0 },
+        { "b.w .-0x1000", 8, 4, { 0xfe, 0xf7, 0xfe, 0xbf }, true,
+          (uint64_t)-0xff8 },
+        { "b.n .+0x10", 0xc, 2, { 0x06, 0xe0 }, true, 0x1c },
+    };
+
+    (void)state;
+    CHECK_JUMPS(CALLS_ISA_X86_64, x86);
+    CHECK_JUMPS(CALLS_ISA_AARCH64, a64);
+    CHECK_JUMPS(CALLS_ISA_RISCV64, rv);
+    CHECK_JUMPS(CALLS_ISA_ARM, arm);
+}
+
+static void test_calls_decode_x86_64_resolver_exit_is_tail(void **state)
+{
+    /* add $0x18,%rsp; [bnd] jmp *%r11: ld.so's lazy-binding resolver. */
+    struct calls_insn b[2] = {
+        { .pc = 0xa, .size = 4, .bytes = { 0x48, 0x83, 0xc4, 0x18 } },
+        { .pc = 0xe, .size = 3, .bytes = { 0x41, 0xff, 0xe3 } },
+    };
+    struct calls_insn bnd = { .pc = 0xe, .size = 4,
+                              .bytes = { 0xf2, 0x41, 0xff, 0xe3 } };
+
+    (void)state;
+    assert_int_equal(calls_classify_block(CALLS_ISA_X86_64, b, 2), T);
+    /* Alone, or after anything else, it is a jump through a register. */
+    assert_int_equal(calls_classify_block(CALLS_ISA_X86_64, &b[1], 1), I);
+    b[1] = bnd;
+    assert_int_equal(calls_classify_block(CALLS_ISA_X86_64, b, 2), T);
+    b[0].bytes[2] = 0xc0;           /* add $0x18,%rax */
+    assert_int_equal(calls_classify_block(CALLS_ISA_X86_64, b, 2), I);
+}
+
 static void test_calls_decode_abi_table(void **state)
 {
     const struct calls_abi *arm = calls_abi_of("arm");
@@ -304,6 +394,8 @@ int main(void)
         cmocka_unit_test(test_calls_decode_arm_a32_block_decoded_as_a32),
         cmocka_unit_test(test_calls_decode_arm_ambiguous_block_finds_branch),
         cmocka_unit_test(test_calls_decode_last_instruction_only),
+        cmocka_unit_test(test_calls_decode_direct_jump_targets),
+        cmocka_unit_test(test_calls_decode_x86_64_resolver_exit_is_tail),
         cmocka_unit_test(test_calls_decode_abi_table),
     };
 
