@@ -284,5 +284,6 @@ const struct chunk *pack_transcode(const struct chunk *in, char *why,
                             QTRACE_CHUNK_PACKED);
     out->len = (uint32_t)(q - out->data);
     out->n_records = (uint32_t)n;
+    out->insns = in->insns;
     return out;
 }

@@ -368,6 +368,7 @@ static void vcpu_init(qemu_plugin_id_t id, unsigned int vcpu_index)
             pack_reset(vc->buf.pack);
         }
     }
+    vc->buf.icount = &vc->icount;
     vc->buf.lossy = qt.opts.lossy;
     vc->buf.on_drop = vcpu_dropped;
     vbuf_start(&vc->buf, vcpu_index, atomic_fetch_add(&qt.next_stream, 1),

@@ -42,6 +42,8 @@ static void detach(struct vbuf *vb)
     }
     c->len = (uint32_t)(vb->pos - c->data);
     c->n_records = vb->n_records;
+    /* Once per chunk, for the index: how far the vCPU has run. */
+    c->insns = vb->icount ? *vb->icount : 0;
     vb->n_records = 0;
     vb->chunk = NULL;
     vb->pos = vb->end = scratch;

@@ -21,6 +21,7 @@ struct chunk {
     uint32_t cap;               /* bytes available in data */
     uint16_t flags;             /* payload encoding, chunk header flags */
     uint32_t n_records;         /* records it holds (a run counts each) */
+    uint64_t insns;             /* vCPU's instructions at hand-over */
     uint8_t data[] __attribute__((aligned(8)));  /* records */
 };
 
@@ -35,6 +36,7 @@ struct vbuf {
     uint16_t flags;             /* encoding of this stream's chunks */
     uint32_t n_records;         /* records in the current chunk so far */
     struct pack_state *pack;    /* packed encoding (pack.h), NULL: raw */
+    const uint64_t *icount;     /* the vCPU's instruction count, or NULL */
     bool lossy;                 /* drop a full chunk rather than wait */
     /* Called after a drop, with the chunk emptied, to mark the gap. */
     void (*on_drop)(struct vbuf *vb, uint64_t lost);
