@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "index.h"
 #include "kv.h"
 #include "qtrace/format.h"
 #include "qtrace/reader.h"
@@ -66,6 +67,21 @@ struct qtrace_reader {
     int stop_ret;                   /* -errno of the failure */
     char stop_msg[sizeof(((struct qtrace_err *)0)->msg)];
     struct etrace_dec *etr;         /* an etrace file (etrace.c), or NULL */
+
+    /* The chunk index (reader-index.c): from the INDEX chunk or rebuilt. */
+    struct index ix;
+    bool ix_tried;                  /* the file's INDEX chunk was looked for */
+    bool ix_ready;                  /* ix lists every readable DATA chunk */
+    bool ix_from_file;              /* ix is the file's own INDEX chunk */
+    uint64_t ix_stop_off;           /* where reading goes on after ix: the */
+    uint64_t ix_stop_no;            /* INDEX chunk, or where a rebuild stopped */
+    size_t ix_cursor;               /* entry of the chunk last entered */
+
+    /* qtrace_reader_select: the events handed out, the chunks visited. */
+    bool selecting;
+    uint64_t want[INDEX_WORDS];     /* events handed out */
+    uint64_t need[INDEX_WORDS];     /* events whose chunks are entered */
+    size_t sel_next;                /* next entry of ix to consider */
 };
 
 /*
@@ -76,5 +92,15 @@ struct qtrace_reader {
 int reader_check_chunk(struct qtrace_reader *rd, uint64_t off, uint64_t no,
                        struct qtrace_chunk_hdr *hdr, const uint8_t **payload,
                        struct qtrace_err *err);
+
+/*
+ * Selective reading: place off and chunk_no on the next chunk that holds
+ * a needed event, or where the index ends (reader-index.c).
+ */
+void reader_index_seek(struct qtrace_reader *rd);
+
+/* The index entry of the chunk numbered no, or NULL (reader-index.c). */
+const struct index_entry *reader_index_entry(struct qtrace_reader *rd,
+                                             uint64_t no);
 
 #endif /* QTRACE_FORMAT_READER_INT_H */

@@ -292,6 +292,23 @@ static int read_block_packet(struct unpacker *u, uint8_t tag,
     return 0;
 }
 
+/* A memory packet stepped over (blocks are not being expanded). */
+static int skip_mem_packet(const uint8_t **pp, const uint8_t *end, char *why,
+                           size_t why_len)
+{
+    uint64_t v;
+
+    if (packed_get_varint(pp, end, &v) < 0 ||
+        packed_get_varint(pp, end, &v) < 0 || *pp >= end) {
+        return fail(why, why_len, "cut memory packet");
+    }
+    (*pp)++;
+    if (packed_get_varint(pp, end, &v) < 0) {
+        return fail(why, why_len, "cut memory packet");
+    }
+    return 0;
+}
+
 /* A memory packet: a mem_access record of the current block. */
 static int read_mem_packet(struct unpacker *u, const uint8_t **pp,
                            const uint8_t *end, char *why, size_t why_len)
@@ -390,6 +407,16 @@ int unpack_next(struct unpacker *u, const uint8_t *base, const uint8_t **pp,
         tag = *(*pp)++;
         if (tag <= PK_BLOCK_SHORT_MAX || tag == PK_BLOCK || tag == PK_RUN) {
             if (read_block_packet(u, tag, pp, end, why, why_len) < 0) {
+                return -1;
+            }
+            if (u->skip_blocks) {
+                u->pending = 0;
+                u->miss = false;
+            }
+            continue;
+        }
+        if (tag == PK_MEM && u->skip_blocks) {
+            if (skip_mem_packet(pp, end, why, why_len) < 0) {
                 return -1;
             }
             continue;

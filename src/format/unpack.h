@@ -43,6 +43,8 @@ struct unpacker {
     size_t n_streams;
     struct unpack_stream *cur;      /* stream of the current chunk */
 
+    bool skip_blocks;               /* blocks and accesses not wanted:
+                                       their packets are stepped over */
     uint32_t pending;               /* predicted blocks still to hand out */
     bool miss;                      /* a missed block follows them */
     int64_t miss_delta;             /* its id minus the block before it */
