@@ -112,6 +112,18 @@ int qtrace_reader_select(struct qtrace_reader *rd, const uint64_t *want,
 uint64_t qtrace_reader_offset(const struct qtrace_reader *rd,
                               uint64_t *size);
 
+/*
+ * Called as the reading moves on, once per chunk entered (and per chunk
+ * of an index rebuild), with the file offset reached and the file size;
+ * offset equals size once the reading has ended, however it ended.
+ */
+typedef void (*qtrace_progress_fn)(void *arg, uint64_t offset,
+                                   uint64_t size);
+
+/* Set (or with NULL clear) the progress callback. */
+void qtrace_reader_set_progress(struct qtrace_reader *rd,
+                                qtrace_progress_fn fn, void *arg);
+
 /* Value of an END key ("records", "lost", ...) once the END was read. */
 const char *qtrace_reader_end(const struct qtrace_reader *rd,
                               const char *key);

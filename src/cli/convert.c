@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "progress.h"
 #include "convert.h"
 #include "qtrace/reader.h"
 
@@ -141,6 +142,7 @@ int cmd_convert(int argc, char **argv)
         cli_error("convert", "%s: %s", opts.trace, err.msg);
         return CLI_FAIL;
     }
+    progress_attach(rd, "convert");
     ret = run_conversion(&opts, rd);
     qtrace_reader_close(rd);
     return ret;

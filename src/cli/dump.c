@@ -12,12 +12,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <glib.h>
 
 #include "cli.h"
 #include "digits.h"
 #include "disasm.h"
+#include "progress.h"
 #include "event-filter.h"
 #include "guest-syms.h"
 #include "qtrace/callstack.h"
@@ -645,6 +647,10 @@ static int open_dump(struct dump *d, const struct dump_opts *opts)
     if (qtrace_reader_open(d->path, &d->rd, &err) < 0) {
         cli_error("dump", "%s: %s", d->path, err.msg);
         return CLI_FAIL;
+    }
+    /* Lines on the terminal would tear a percentage apart. */
+    if (!isatty(STDOUT_FILENO)) {
+        progress_attach(d->rd, "dump");
     }
     cat = qtrace_reader_catalog(d->rd);
     if (event_filter_parse(&d->filter, cat, opts->events, &err) < 0) {

@@ -16,6 +16,7 @@
 #include <glib.h>
 
 #include "cli.h"
+#include "progress.h"
 #include "qtrace/reader.h"
 
 struct info_opts {
@@ -370,6 +371,7 @@ int cmd_info(int argc, char **argv)
         cli_error("info", "%s: %s", opts.path, err.msg);
         return CLI_FAIL;
     }
+    progress_attach(rd, "info");
     /* Heap, not stack: by_id alone is 8 KiB. */
     c = calloc(1, sizeof(*c));
     if (!c) {

@@ -147,6 +147,7 @@ static int rebuild_index(struct qtrace_reader *rd)
     while (off < rd->size &&
            reader_check_chunk(rd, off, no, &hdr, &payload, &err) == 0 &&
            hdr.kind != QTRACE_CHUNK_END && hdr.kind != QTRACE_CHUNK_META) {
+        reader_progress(rd, off);
         if (hdr.kind == QTRACE_CHUNK_DATA) {
             memset(&e, 0, sizeof(e));
             e.off = off;

@@ -82,6 +82,9 @@ struct qtrace_reader {
     uint64_t want[INDEX_WORDS];     /* events handed out */
     uint64_t need[INDEX_WORDS];     /* events whose chunks are entered */
     size_t sel_next;                /* next entry of ix to consider */
+
+    qtrace_progress_fn progress;    /* qtrace_reader_set_progress, or NULL */
+    void *progress_arg;
 };
 
 /*
@@ -92,6 +95,15 @@ struct qtrace_reader {
 int reader_check_chunk(struct qtrace_reader *rd, uint64_t off, uint64_t no,
                        struct qtrace_chunk_hdr *hdr, const uint8_t **payload,
                        struct qtrace_err *err);
+
+/* Tell the progress callback, if any, how far the reading has got. */
+static inline void reader_progress(const struct qtrace_reader *rd,
+                                   uint64_t off)
+{
+    if (rd->progress) {
+        rd->progress(rd->progress_arg, off, rd->size);
+    }
+}
 
 /*
  * Selective reading: place off and chunk_no on the next chunk that holds

@@ -46,6 +46,7 @@ static int stop(struct qtrace_reader *rd, int ret, struct qtrace_err *err,
     rd->stop_ret = ret;
     rd->rec = rd->rec_end = rd->map;
     qtrace_err_set(err, "%s", rd->stop_msg);
+    reader_progress(rd, rd->size);
     return ret;
 }
 
@@ -396,7 +397,11 @@ static int advance(struct qtrace_reader *rd, struct qtrace_err *err)
     if (rd->selecting) {
         reader_index_seek(rd);
     }
+    reader_progress(rd, rd->off);
     ret = enter_chunk(rd, err);
+    if (ret == 0 && rd->state != RD_READING) {
+        reader_progress(rd, rd->size);
+    }
     return ret < 0 ? ret : 1;
 }
 
@@ -541,6 +546,13 @@ int qtrace_reader_count_chunk(struct qtrace_reader *rd, uint64_t *counts,
     cc->records = n;
     rd->rec = rd->rec_end;
     return ret < 0 ? ret : 1;
+}
+
+void qtrace_reader_set_progress(struct qtrace_reader *rd,
+                                qtrace_progress_fn fn, void *arg)
+{
+    rd->progress = fn;
+    rd->progress_arg = arg;
 }
 
 void qtrace_reader_rewind(struct qtrace_reader *rd)
