@@ -84,13 +84,9 @@ static int scan_packet(uint8_t tag, const uint8_t *base, const uint8_t **pp,
         index_mask_set(mask, ids->exec_tb);
         return skip_varints(pp, end, tag == PK_BLOCK ? 2 : 1);
     }
-    if (tag == PK_MEM) {
+    if (tag == PK_MEM || tag == PK_MEM_FULL) {
         index_mask_set(mask, ids->mem_access);
-        if (skip_varints(pp, end, 2) < 0 || *pp >= end) {
-            return -1;
-        }
-        (*pp)++;
-        return skip_varints(pp, end, 1);
+        return packed_skip_mem(pp, end, tag == PK_MEM_FULL);
     }
     if (packed_is_func(tag)) {
         index_mask_set(mask, tag >= PK_FUNC_EXIT ? ids->func_exit :
