@@ -340,8 +340,9 @@ static struct block *find_block_ahead(struct dump *d, uint32_t tb)
             return NULL;
         }
     }
+    /* Its catalog is a copy of d->rd's: events compare by id. */
     while (qtrace_reader_next(d->ahead, &rec, &err) > 0) {
-        if (rec.ev == d->args.tb_trans && add_block(d, &rec) &&
+        if (rec.ev->id == id && add_block(d, &rec) &&
             (uint32_t)qtrace_record_u64(&rec, (unsigned)d->args.tt_tb) == tb) {
             return g_hash_table_lookup(d->blocks, GUINT_TO_POINTER(tb));
         }
