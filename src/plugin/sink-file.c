@@ -148,8 +148,8 @@ static const void *chunk_payload(struct sink_file *f, const struct chunk *c,
 }
 
 /*
- * What c holds, for the trace's INDEX chunk: one walk over the records or
- * packets on the writer thread, a small share of packing them.
+ * What c holds, for the trace's INDEX chunk: a packed chunk says it (the
+ * packer notes it on its way), a raw one is walked, record by record.
  */
 static void chunk_events(const struct chunk *c, uint64_t *events)
 {
@@ -158,6 +158,11 @@ static void chunk_events(const struct chunk *c, uint64_t *events)
         .func_entry = QTRACE_EV_FUNC_ENTRY, .func_exit = QTRACE_EV_FUNC_EXIT,
     };
 
+    _Static_assert(CHUNK_EVENT_WORDS == INDEX_WORDS, "event bit words");
+    if (c->has_events) {
+        memcpy(events, c->events, sizeof(c->events));
+        return;
+    }
     memset(events, 0, INDEX_WORDS * sizeof(*events));
     index_scan_payload(c->data, c->len, c->flags & QTRACE_CHUNK_PACKED, &ids,
                        events);

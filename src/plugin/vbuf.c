@@ -10,6 +10,8 @@
 #include "vbuf.h"
 #include "writer.h"
 
+_Static_assert(sizeof(struct vbuf) == 64, "struct vbuf: one cache line");
+
 /*
  * Records reserved after tracing stopped land here and are counted as
  * lost. Shared by every vCPU and never read, so races on it are harmless.
