@@ -117,8 +117,11 @@ uint64_t pack_staged_records(const uint8_t *p, size_t len)
 
 static void predictor_reset(struct predictor *pr, uint32_t stream)
 {
+    uint64_t staged = pr->staged_bytes;     /* counts on through a reset */
+
     memset(pr, 0, sizeof(*pr));
     pr->stream = stream;
+    pr->staged_bytes = staged;
 }
 
 /* The predictor of in's stream; a new stream starts from zero. */
@@ -131,7 +134,7 @@ static struct predictor *predictor_of(const struct chunk *in)
     }
     pr = preds[in->vcpu];
     if (!pr) {
-        pr = malloc(sizeof(*pr));
+        pr = calloc(1, sizeof(*pr));
         if (!pr) {
             return NULL;
         }
