@@ -73,9 +73,9 @@ struct qtrace_reader {
     bool ix_tried;                  /* the file's INDEX chunk was looked for */
     bool ix_ready;                  /* ix lists every readable DATA chunk */
     bool ix_from_file;              /* ix is the file's own INDEX chunk */
-    uint64_t ix_stop_off;           /* where reading goes on after ix: the */
-    uint64_t ix_stop_no;            /* INDEX chunk, or where a rebuild stopped */
-    size_t ix_cursor;               /* entry of the chunk last entered */
+    uint64_t ix_stop_off;           /* where reading goes on after ix: */
+    uint64_t ix_stop_no;            /* INDEX, or where a rebuild stopped */
+    size_t ix_cursor;               /* entry of the next chunk, likely */
 
     /* qtrace_reader_select: the events handed out, the chunks visited. */
     bool selecting;
