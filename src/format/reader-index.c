@@ -7,6 +7,8 @@
  * selected. Runs on the caller's thread, like the rest of the reader.
  */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -232,24 +234,78 @@ int qtrace_reader_select(struct qtrace_reader *rd, const uint64_t *want,
     return 0;
 }
 
+/*
+ * A chunk stepped over: what can be checked without reading its payload
+ * (docs/format.md, "When a chunk is valid", all but the checksum), so
+ * that a cut, a splice or a chunk that would end the reading is met
+ * where the full reading meets it.
+ */
+static bool header_passes(const struct qtrace_reader *rd, uint64_t *len)
+{
+    const uint8_t *p = rd->map + rd->off;
+    uint16_t kind, flags;
+
+    if (rd->size - rd->off < CHUNK_HDR_SIZE ||
+        load32(p) != QTRACE_CHUNK_MAGIC) {
+        return false;
+    }
+    kind = load16(p + 4);
+    flags = load16(p + 6);
+    *len = load32(p + 16);
+    return *len <= QTRACE_CHUNK_MAX &&
+           *len <= rd->size - rd->off - CHUNK_HDR_SIZE &&
+           load64(p + 24) == rd->chunk_no &&
+           kind != QTRACE_CHUNK_META && kind != QTRACE_CHUNK_END &&
+           !(kind == QTRACE_CHUNK_DATA &&
+             (flags & ~(QTRACE_CHUNK_PACKED | QTRACE_CHUNK_ZSTD)));
+}
+
+/*
+ * Step over the chunks before target by their headers. False when one
+ * does not pass: off is left on it, for enter_chunk to check in full and
+ * report, as the full reading would.
+ */
+static bool step_to(struct qtrace_reader *rd, uint64_t target)
+{
+    uint64_t len;
+
+    while (rd->off < target) {
+        if (!header_passes(rd, &len)) {
+            return false;
+        }
+        rd->off += CHUNK_HDR_SIZE + len;
+        rd->chunk_no++;
+    }
+    return true;
+}
+
+/* An index whose entry is no chunk boundary: the reading stops there. */
+static void index_mismatch(struct qtrace_reader *rd, uint64_t target)
+{
+    snprintf(rd->stop_msg, sizeof(rd->stop_msg), "chunk %" PRIu64
+             " at offset 0x%" PRIx64 ": the INDEX chunk names offset 0x%"
+             PRIx64 ", inside it", rd->chunk_no - 1, rd->off, target);
+    rd->state = RD_FAILED;
+    rd->stop_ret = -EBADMSG;
+    reader_progress(rd, rd->size);
+}
+
 void reader_index_seek(struct qtrace_reader *rd)
 {
-    while (rd->sel_next < rd->ix.n) {
-        const struct index_entry *e = &rd->ix.e[rd->sel_next++];
+    uint64_t target = rd->ix_stop_off;
 
-        if (index_mask_meets(e->mask, rd->need)) {
-            rd->off = e->off;
-            rd->chunk_no = e->seq;
-            return;
-        }
-    }
-    /* Once past the last entry: on to the index's end, read as usual. */
-    if (rd->sel_next == rd->ix.n) {
+    while (rd->sel_next < rd->ix.n &&
+           !index_mask_meets(rd->ix.e[rd->sel_next].mask, rd->need)) {
         rd->sel_next++;
-        if (rd->off < rd->ix_stop_off) {
-            rd->off = rd->ix_stop_off;
-            rd->chunk_no = rd->ix_stop_no;
-        }
+    }
+    if (rd->sel_next < rd->ix.n) {
+        target = rd->ix.e[rd->sel_next++].off;
+    } else if (rd->sel_next++ > rd->ix.n) {
+        return;     /* past the index: read on as usual */
+    }
+    /* Then on from the index's end: the INDEX chunk, or the rebuild's. */
+    if (step_to(rd, target) && rd->off != target) {
+        index_mismatch(rd, target);
     }
 }
 

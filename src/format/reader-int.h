@@ -106,8 +106,10 @@ static inline void reader_progress(const struct qtrace_reader *rd,
 }
 
 /*
- * Selective reading: place off and chunk_no on the next chunk that holds
- * a needed event, or where the index ends (reader-index.c).
+ * Selective reading: move off and chunk_no to the next chunk that holds
+ * a needed event, or where the index ends, over the headers of the
+ * chunks between (reader-index.c). A header that fails stops the move on
+ * it; an index entry between chunk boundaries stops the reading.
  */
 void reader_index_seek(struct qtrace_reader *rd);
 

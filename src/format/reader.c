@@ -396,6 +396,10 @@ static int advance(struct qtrace_reader *rd, struct qtrace_err *err)
     }
     if (rd->selecting) {
         reader_index_seek(rd);
+        if (rd->state == RD_FAILED) {
+            qtrace_err_set(err, "%s", rd->stop_msg);
+            return rd->stop_ret;
+        }
     }
     reader_progress(rd, rd->off);
     ret = enter_chunk(rd, err);
