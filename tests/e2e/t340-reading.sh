@@ -138,6 +138,24 @@ check_eq "seq: report counts every syscall record" \
     "$(info_count "$T" syscall)" \
     "$(awk '$NF == "total" { print $1 }' "$WORK/seq.rep")"
 
+# --- a chunk header damaged in the middle: report, which skips the chunk,
+# stops there as dump does
+python3 -c 'import struct, sys
+d = bytearray(open(sys.argv[1], "rb").read())
+off, offs = struct.unpack_from("<I", d, 12)[0], []
+while off + 32 <= len(d):
+    offs.append(off)
+    off += 32 + struct.unpack_from("<I", d, off + 16)[0]
+d[offs[len(offs) // 2]] ^= 0xff
+open(sys.argv[2], "wb").write(d)' "$T" "$WORK/badhdr.qtr"
+"$QTRACE" dump "$WORK/badhdr.qtr" 2> "$WORK/badhdr.dump" > /dev/null
+"$QTRACE" report --syscalls "$WORK/badhdr.qtr" 2> "$WORK/badhdr.rep" \
+    > /dev/null
+check_eq "bad header: report --syscalls status" 1 "$?"
+check_eq "bad header: report stops where dump does" \
+    "$(sed 's/^qtrace dump: //' "$WORK/badhdr.dump")" \
+    "$(sed 's/^qtrace report: //' "$WORK/badhdr.rep")"
+
 # --- progress: on a terminal (script gives one), never elsewhere
 if command -v script > /dev/null 2>&1; then
     script -qc "'$QTRACE' dump '$T' > /dev/null" "$WORK/tty" > /dev/null 2>&1
