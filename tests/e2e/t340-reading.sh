@@ -138,6 +138,27 @@ check_eq "seq: report counts every syscall record" \
     "$(info_count "$T" syscall)" \
     "$(awk '$NF == "total" { print $1 }' "$WORK/seq.rep")"
 
+# --- report --functions on a trace of calls, blocks and accesses: the
+# blocks and accesses are not expanded
+T2="$WORK/calls.qtr"
+"$QTRACE" record -e 'vcpu_*,tb_trans,exec_tb,mem_access,func_*,image_map' \
+    -o "$T2" -- "$SEQ" 600000 > /dev/null 2>&1
+t0=$(ms); "$QTRACE" dump "$T2" > /dev/null 2>&1; t1=$(ms)
+full=$((t1 - t0))
+t0=$(ms); "$QTRACE" report --functions "$T2" > "$WORK/calls.rep"; t1=$(ms)
+report=$((t1 - t0))
+echo "    full dump ${full} ms, report --functions ${report} ms"
+if [ $((report * 6)) -lt "$full" ]; then
+    pass "seq: report --functions in under a sixth of a full dump"
+else
+    fail "seq: report --functions took ${report} ms, a full dump ${full} ms"
+fi
+check_eq "seq: report --functions counts every call" \
+    "$(info_count "$T2" func_entry)" \
+    "$(sed -n 's/^functions: [0-9]*, calls: \([0-9]*\) .*/\1/p' \
+       "$WORK/calls.rep")"
+rm -f "$T2"
+
 # --- a chunk header damaged in the middle: report, which skips the chunk,
 # stops there as dump does
 python3 -c 'import struct, sys
