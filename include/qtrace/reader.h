@@ -62,6 +62,12 @@ struct qtrace_chunk_count {
     uint32_t stream;                /* its stream */
     uint64_t chunk_seq;             /* its number */
     uint64_t records;               /* records it holds */
+    uint64_t insns;                 /* from the file's index: instructions
+                                       the vCPU had started when the chunk
+                                       was written; 0 when unknown */
+    uint64_t last_time;             /* the latest time of a record it
+                                       holds whole (packed blocks, whose
+                                       times need expanding, left out) */
 };
 
 /*
@@ -79,6 +85,44 @@ int qtrace_reader_count_chunk(struct qtrace_reader *rd, uint64_t *counts,
 
 /* Start again from the first DATA chunk. */
 void qtrace_reader_rewind(struct qtrace_reader *rd);
+
+/*
+ * Whether the trace has a valid INDEX chunk (docs/format.md), which is
+ * then loaded: a look at the end of the file, not a pass over it.
+ */
+bool qtrace_reader_index(struct qtrace_reader *rd);
+
+/*
+ * Hand out only the records of the events whose ids are set in want
+ * (a bitmap of QTRACE_MAX_EVENTS bits, bit id of word id / 64), reading
+ * only the chunks that hold them (and those they depend on: a packed
+ * stream's blocks need their translations). Chunks come from the trace's
+ * index; a trace without one (cut short) is scanned once for it, without
+ * expanding anything. Restarts from the first chunk, as rewind; NULL
+ * hands out everything again. The end of the reading (END, a cut, an
+ * error) is reported as without a selection. Returns 0 or -errno.
+ */
+int qtrace_reader_select(struct qtrace_reader *rd, const uint64_t *want,
+                         struct qtrace_err *err);
+
+/*
+ * How far the reading has got: the file offset of the next chunk, and
+ * *size the file's size (for a progress display).
+ */
+uint64_t qtrace_reader_offset(const struct qtrace_reader *rd,
+                              uint64_t *size);
+
+/*
+ * Called as the reading moves on, once per chunk entered (and per chunk
+ * of an index rebuild), with the file offset reached and the file size;
+ * offset equals size once the reading has ended, however it ended.
+ */
+typedef void (*qtrace_progress_fn)(void *arg, uint64_t offset,
+                                   uint64_t size);
+
+/* Set (or with NULL clear) the progress callback. */
+void qtrace_reader_set_progress(struct qtrace_reader *rd,
+                                qtrace_progress_fn fn, void *arg);
 
 /* Value of an END key ("records", "lost", ...) once the END was read. */
 const char *qtrace_reader_end(const struct qtrace_reader *rd,

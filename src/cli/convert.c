@@ -16,6 +16,7 @@
 #include "convert-out.h"
 #include "convert.h"
 #include "out-guard.h"
+#include "progress.h"
 #include "qtrace/reader.h"
 
 struct convert_opts {
@@ -193,6 +194,7 @@ int cmd_convert(int argc, char **argv)
         cli_error("convert", "%s: %s", opts.trace, err.msg);
         return CLI_FAIL;
     }
+    progress_attach(rd, "convert");
     ret = run_conversion(&opts, rd);
     qtrace_reader_close(rd);
     return ret;

@@ -12,12 +12,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <glib.h>
 
 #include "cli.h"
 #include "digits.h"
 #include "disasm.h"
+#include "progress.h"
 #include "event-filter.h"
 #include "guest-syms.h"
 #include "mem-text.h"
@@ -90,7 +92,10 @@ struct dump {
     const struct qtrace_syscall_table *syscalls;    /* NULL: no names */
     struct qtrace_symbols *syms;    /* NULL: no event shown needs them */
     bool name_blocks;               /* some image: exec_tb gets a name */
+    bool keep_blocks;               /* exec_insn shown: keep tb_trans code */
     GHashTable *blocks;             /* tb id -> struct block */
+    struct qtrace_reader *ahead;    /* finds blocks met early, or NULL */
+    bool ahead_done;                /* ... it reached the end */
     uint8_t *name_len;              /* by event id: strlen of its name */
     struct qtrace_fmt **fmts;       /* by event id: its parsed format */
     unsigned int n_fmts;
@@ -315,23 +320,39 @@ static bool add_block(struct dump *d, const struct qtrace_record *rec)
 }
 
 /*
- * First pass: tb_trans records of one vCPU may sit after exec_insn
- * records of another (chunks interleave), so collect every block before
- * printing. A read error here is left for the printing pass to report.
+ * A block met before its tb_trans record. The plugin writes translations
+ * before any record that uses them, so this happens only with traces of
+ * other writers, or when the block has no tb_trans at all: a second
+ * reader then reads on through the translation chunks alone, from where
+ * it last stopped, until it finds the block or the end.
  */
-static int collect_blocks(struct dump *d)
+static struct block *find_block_ahead(struct dump *d, uint32_t tb)
 {
+    uint64_t want[QTRACE_MAX_EVENTS / 64] = { 0 };
     struct qtrace_record rec;
     struct qtrace_err err;
+    unsigned int id = d->args.tb_trans->id;
 
-    while (qtrace_reader_next(d->rd, &rec, &err) > 0) {
-        if (rec.ev == d->args.tb_trans && !add_block(d, &rec)) {
-            cli_error("dump", "%s: out of memory", d->path);
-            return CLI_FAIL;
+    if (d->ahead_done) {
+        return NULL;
+    }
+    if (!d->ahead) {
+        want[id / 64] |= 1ull << (id % 64);
+        if (qtrace_reader_open(d->path, &d->ahead, &err) < 0 ||
+            qtrace_reader_select(d->ahead, want, &err) < 0) {
+            d->ahead_done = true;
+            return NULL;
         }
     }
-    qtrace_reader_rewind(d->rd);
-    return CLI_OK;
+    /* Its catalog is a copy of d->rd's: events compare by id. */
+    while (qtrace_reader_next(d->ahead, &rec, &err) > 0) {
+        if (rec.ev->id == id && add_block(d, &rec) &&
+            (uint32_t)qtrace_record_u64(&rec, (unsigned)d->args.tt_tb) == tb) {
+            return g_hash_table_lookup(d->blocks, GUINT_TO_POINTER(tb));
+        }
+    }
+    d->ahead_done = true;
+    return NULL;
 }
 
 /* Disassembly of an exec_insn record: cached per block and index. */
@@ -346,6 +367,9 @@ static const char *insn_text(struct dump *d, const struct qtrace_record *rec)
     struct insn_text *slot;
     uint64_t off;
 
+    if (!b && d->args.tb_trans) {
+        b = find_block_ahead(d, tb);
+    }
     if (!b || pc < b->pc || pc - b->pc >= b->code_len) {
         return "?";
     }
@@ -573,7 +597,10 @@ static void print_record(struct dump *d, const struct qtrace_record *rec)
     fwrite_unlocked(d->line, 1, d->line_len, stdout);
 }
 
-/* Second pass: print, then say why the trace ended if not at its END. */
+/*
+ * Print from the first record on, keeping each block's code as its
+ * tb_trans passes by; then say why the trace ended if not at its END.
+ */
 static int print_records(struct dump *d)
 {
     struct qtrace_record rec;
@@ -582,6 +609,11 @@ static int print_records(struct dump *d)
     int ret;
 
     while ((ret = qtrace_reader_next(d->rd, &rec, &err)) > 0) {
+        if (d->keep_blocks && rec.ev == d->args.tb_trans &&
+            !add_block(d, &rec)) {
+            cli_error("dump", "%s: out of memory", d->path);
+            return CLI_FAIL;
+        }
         if (event_filter_has(&d->filter, rec.ev->id)) {
             print_record(d, &rec);
         }
@@ -636,6 +668,10 @@ static int open_dump(struct dump *d, const struct dump_opts *opts)
         cli_error("dump", "%s: %s", d->path, err.msg);
         return CLI_FAIL;
     }
+    /* Lines on the terminal would tear a percentage apart. */
+    if (!isatty(STDOUT_FILENO)) {
+        progress_attach(d->rd, "dump");
+    }
     cat = qtrace_reader_catalog(d->rd);
     if (event_filter_parse(&d->filter, cat, opts->events, &err) < 0) {
         return cli_usage("dump", "-e %s", err.msg);
@@ -669,6 +705,36 @@ static int open_dump(struct dump *d, const struct dump_opts *opts)
     return CLI_OK;
 }
 
+/*
+ * Read only the chunks that hold an event shown (with the translations
+ * that exec_insn lines need): `dump -e syscall` of a block trace then
+ * reads a few chunks.
+ */
+static int select_shown(struct dump *d)
+{
+    const struct qtrace_catalog *cat = qtrace_reader_catalog(d->rd);
+    uint64_t want[QTRACE_MAX_EVENTS / 64] = { 0 };
+    struct qtrace_err err;
+    bool all = true;
+    unsigned int id;
+
+    /* Blocks are only needed to disassemble exec_insn records shown. */
+    d->keep_blocks = d->dis && d->args.tb_trans && shows(d, d->args.exec_insn);
+    for (id = 1; id <= cat->n_events && id < QTRACE_MAX_EVENTS; id++) {
+        if (event_filter_has(&d->filter, id) ||
+            (d->keep_blocks && id == d->args.tb_trans->id)) {
+            want[id / 64] |= 1ull << (id % 64);
+        } else {
+            all = false;
+        }
+    }
+    if (!all && qtrace_reader_select(d->rd, want, &err) < 0) {
+        cli_error("dump", "%s: %s", d->path, err.msg);
+        return CLI_FAIL;
+    }
+    return CLI_OK;
+}
+
 static void close_dump(struct dump *d)
 {
     unsigned int i;
@@ -677,6 +743,7 @@ static void close_dump(struct dump *d)
         g_hash_table_destroy(d->blocks);
     }
     disasm_free(d->dis);
+    qtrace_reader_close(d->ahead);
     qtrace_symbols_free(d->syms);
     free(d->line);
     free(d->name_len);
@@ -699,10 +766,8 @@ int cmd_dump(int argc, char **argv)
     if (ret == CLI_OK) {
         ret = open_dump(&d, &opts);
     }
-    /* Blocks are only needed to disassemble exec_insn records shown. */
-    if (ret == CLI_OK && d.dis && d.args.tb_trans && d.args.exec_insn &&
-        event_filter_has(&d.filter, d.args.exec_insn->id)) {
-        ret = collect_blocks(&d);
+    if (ret == CLI_OK) {
+        ret = select_shown(&d);
     }
     if (ret == CLI_OK) {
         ret = print_records(&d);

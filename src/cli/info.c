@@ -16,6 +16,7 @@
 #include <glib.h>
 
 #include "cli.h"
+#include "progress.h"
 #include "qtrace/reader.h"
 
 struct info_opts {
@@ -29,6 +30,7 @@ struct stream {
     uint32_t vcpu;
     uint32_t stream;
     uint64_t *counts;               /* by event id; only with --per-cpu */
+    uint64_t insns;                 /* guest instructions it ran */
 };
 
 struct counts {
@@ -37,6 +39,7 @@ struct counts {
     uint64_t last_seq;              /* chunk of the last record seen */
     GHashTable *streams;            /* key -> struct stream */
     struct stream *cur;             /* stream of the last record */
+    bool exact_insns;               /* insns from the trace's index */
     bool stopped;                   /* the trace stops early */
     struct qtrace_err err;          /* why, when stopped */
 };
@@ -142,6 +145,21 @@ static struct stream *find_stream(struct counts *c, uint32_t vcpu,
 }
 
 /*
+ * A stream's instructions: the count the index gives for its last chunk,
+ * which is the vCPU's at the end; without an index, the latest time of a
+ * record (blocks, packed, are not expanded: it is then a lower bound).
+ */
+static void note_insns(struct stream *s, const struct qtrace_chunk_count *cc)
+{
+    if (cc->insns > s->insns) {
+        s->insns = cc->insns;
+    }
+    if (cc->last_time > s->insns) {
+        s->insns = cc->last_time;
+    }
+}
+
+/*
  * Count every record, a chunk at a time without expanding packed blocks;
  * CLI_FAIL only when out of memory.
  */
@@ -173,6 +191,7 @@ static int count_records(struct qtrace_reader *rd, struct counts *c,
         }
         c->total += cc.records;
         c->last_seq = cc.chunk_seq;
+        note_insns(c->cur, &cc);
     }
     c->stopped = ret < 0;
     return CLI_OK;
@@ -240,6 +259,37 @@ static void print_shape(const struct qtrace_reader *rd,
         printf("end: missing (no END chunk: the recording did not "
                "finish)\n");
     }
+}
+
+static gint compare_streams(gconstpointer a, gconstpointer b);
+
+/*
+ * Guest instructions, overall and per vCPU stream (docs/cli.md): exact
+ * from the index a complete trace ends with, a lower bound without.
+ */
+static void print_insns(const struct counts *c)
+{
+    GList *streams = g_list_sort(g_hash_table_get_values(c->streams),
+                                 compare_streams);
+    const char *bound = c->exact_insns ? "" : " or more (no index)";
+    uint64_t total = 0;
+    GList *l;
+
+    for (l = streams; l; l = l->next) {
+        const struct stream *s = l->data;
+
+        total += s->vcpu != QTRACE_VCPU_NONE ? s->insns : 0;
+    }
+    printf("instructions: %" PRIu64 "%s\n", total, bound);
+    for (l = streams; l; l = l->next) {
+        const struct stream *s = l->data;
+
+        if (s->vcpu != QTRACE_VCPU_NONE) {
+            printf("  vcpu %" PRIu32 " stream %" PRIu32 " %" PRIu64 "%s\n",
+                   s->vcpu, s->stream, s->insns, bound);
+        }
+    }
+    g_list_free(streams);
 }
 
 static void print_events(const struct qtrace_catalog *cat,
@@ -321,6 +371,7 @@ int cmd_info(int argc, char **argv)
         cli_error("info", "%s: %s", opts.path, err.msg);
         return CLI_FAIL;
     }
+    progress_attach(rd, "info");
     /* Heap, not stack: by_id alone is 8 KiB. */
     c = calloc(1, sizeof(*c));
     if (!c) {
@@ -330,11 +381,13 @@ int cmd_info(int argc, char **argv)
     }
     c->streams = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL,
                                        free_stream);
+    c->exact_insns = qtrace_reader_index(rd);
     ret = count_records(rd, c, opts.per_cpu, opts.path);
     if (ret == CLI_OK) {
         print_header(rd, opts.path);
         print_shape(rd, c);
         print_events(qtrace_reader_catalog(rd), c);
+        print_insns(c);
         if (opts.per_cpu) {
             print_per_cpu(qtrace_reader_catalog(rd), c);
         }

@@ -231,6 +231,33 @@ static struct fstream *stream_of(struct freport *fr, uint32_t id)
     return st;
 }
 
+/*
+ * Every event but blocks, instructions, accesses and translations: they
+ * are most of a trace and carry no call, and a packed stream's blocks
+ * then need not be expanded. Frames left open close at the stream's last
+ * record of the others (its vcpu_exit, when it exited).
+ */
+static int select_calls(struct qtrace_reader *rd, struct qtrace_err *err)
+{
+    static const char *const unread[] = {
+        "exec_tb", "exec_insn", "mem_access", "tb_trans",
+    };
+    const struct qtrace_catalog *cat = qtrace_reader_catalog(rd);
+    uint64_t want[QTRACE_MAX_EVENTS / 64];
+    size_t i;
+
+    memset(want, 0xff, sizeof(want));
+    for (i = 0; i < sizeof(unread) / sizeof(unread[0]); i++) {
+        const struct qtrace_event_desc *ev =
+            qtrace_catalog_find(cat, unread[i]);
+
+        if (ev) {
+            want[ev->id / 64] &= ~(1ull << (ev->id % 64));
+        }
+    }
+    return qtrace_reader_select(rd, want, err);
+}
+
 static int collect(struct freport *fr, struct qtrace_reader *rd,
                    const struct qtrace_func_events *fe,
                    struct qtrace_err *err)
@@ -240,6 +267,10 @@ static int collect(struct freport *fr, struct qtrace_reader *rd,
     gpointer key, value;
     int ret;
 
+    ret = select_calls(rd, err);
+    if (ret < 0) {
+        return ret;
+    }
     while ((ret = qtrace_reader_next(rd, &rec, err)) > 0) {
         if (rec.vcpu == QTRACE_VCPU_NONE) {
             continue;
@@ -253,6 +284,7 @@ static int collect(struct freport *fr, struct qtrace_reader *rd,
         }
         fr->cur->last_time = rec.time;
     }
+    qtrace_reader_select(rd, NULL, NULL);
     /* Frames left open end with their stream (the trace was cut). */
     g_hash_table_iter_init(&it, fr->streams);
     while (g_hash_table_iter_next(&it, &key, &value)) {

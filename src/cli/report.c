@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "progress.h"
 #include "qtrace/reader.h"
 #include "report.h"
 
@@ -121,6 +122,7 @@ int cmd_report(int argc, char **argv)
         cli_error("report", "%s: %s", opts.path, err.msg);
         return CLI_FAIL;
     }
+    progress_attach(rd, "report");
     for (i = 0; sections[i] && ret == CLI_OK; i++) {
         if (opts.any && !opts.want[i]) {
             continue;

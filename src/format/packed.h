@@ -32,6 +32,7 @@
 #define PK_FUNC_ENTRY 0x84u         /* + kind 0..3 */
 #define PK_FUNC_EXIT 0x88u          /* + kind 0..3 */
 #define PK_FUNC_KINDS 4u
+#define PK_MEM_FULL 0x8cu           /* PK_MEM, then paddr and value */
 
 /* Predictor slots per stream: a power of two. */
 #define PACKED_SLOTS 16384u
@@ -51,6 +52,7 @@ static inline uint32_t packed_slot(uint32_t prev, uint32_t prev2)
 /* Worst-case bytes of one block, memory and function packet. */
 #define PACKED_BLOCK_MAX 11u
 #define PACKED_MEM_MAX 22u
+#define PACKED_MEM_FULL_MAX 42u /* PK_MEM's, two more 64-bit varints */
 #define PACKED_FUNC_MAX 36u     /* tag, three 64-bit and a 33-bit varint */
 
 /* True if tag starts a function packet. */
@@ -64,6 +66,9 @@ static inline int packed_is_func(uint8_t tag)
 #define PACKED_MEM_STORE 0x08u
 #define PACKED_MEM_SIGNED 0x10u
 #define PACKED_MEM_BIG_ENDIAN 0x20u
+/* PK_MEM_FULL only: the optional fields that follow. */
+#define PACKED_MEM_HAS_PADDR 0x40u
+#define PACKED_MEM_HAS_VALUE 0x80u
 
 /* The mem_access flags (QTRACE_MEM_*) an info byte stands for. */
 static inline uint8_t packed_mem_flags(uint8_t info)
@@ -71,7 +76,11 @@ static inline uint8_t packed_mem_flags(uint8_t info)
     return (uint8_t)(((info & PACKED_MEM_STORE) ? QTRACE_MEM_STORE : 0) |
                      ((info & PACKED_MEM_SIGNED) ? QTRACE_MEM_SIGNED : 0) |
                      ((info & PACKED_MEM_BIG_ENDIAN) ?
-                      QTRACE_MEM_BIG_ENDIAN : 0));
+                      QTRACE_MEM_BIG_ENDIAN : 0) |
+                     ((info & PACKED_MEM_HAS_PADDR) ?
+                      QTRACE_MEM_HAS_PADDR : 0) |
+                     ((info & PACKED_MEM_HAS_VALUE) ?
+                      QTRACE_MEM_HAS_VALUE : 0));
 }
 
 /* The access size in bytes an info byte stands for. */
@@ -123,6 +132,35 @@ static inline int packed_get_varint(const uint8_t **pp, const uint8_t *end,
         shift += 7;
     }
     return -1;
+}
+
+/*
+ * Step over a memory packet after its tag (PK_MEM, or PK_MEM_FULL when
+ * full): 0, or -1 when it is cut.
+ */
+static inline int packed_skip_mem(const uint8_t **pp, const uint8_t *end,
+                                  int full)
+{
+    uint64_t v;
+    uint8_t info;
+
+    if (packed_get_varint(pp, end, &v) < 0 ||
+        packed_get_varint(pp, end, &v) < 0 || *pp >= end) {
+        return -1;
+    }
+    info = *(*pp)++;
+    if (packed_get_varint(pp, end, &v) < 0) {
+        return -1;
+    }
+    if (full && (info & PACKED_MEM_HAS_PADDR) &&
+        packed_get_varint(pp, end, &v) < 0) {
+        return -1;
+    }
+    if (full && (info & PACKED_MEM_HAS_VALUE) &&
+        packed_get_varint(pp, end, &v) < 0) {
+        return -1;
+    }
+    return 0;
 }
 
 #endif /* QTRACE_FORMAT_PACKED_H */

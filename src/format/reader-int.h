@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "index.h"
 #include "kv.h"
 #include "qtrace/format.h"
 #include "qtrace/reader.h"
@@ -66,6 +67,24 @@ struct qtrace_reader {
     int stop_ret;                   /* -errno of the failure */
     char stop_msg[sizeof(((struct qtrace_err *)0)->msg)];
     struct etrace_dec *etr;         /* an etrace file (etrace.c), or NULL */
+
+    /* The chunk index (reader-index.c): from the INDEX chunk or rebuilt. */
+    struct index ix;
+    bool ix_tried;                  /* the file's INDEX chunk was looked for */
+    bool ix_ready;                  /* ix lists every readable DATA chunk */
+    bool ix_from_file;              /* ix is the file's own INDEX chunk */
+    uint64_t ix_stop_off;           /* where reading goes on after ix: */
+    uint64_t ix_stop_no;            /* INDEX, or where a rebuild stopped */
+    size_t ix_cursor;               /* entry of the next chunk, likely */
+
+    /* qtrace_reader_select: the events handed out, the chunks visited. */
+    bool selecting;
+    uint64_t want[INDEX_WORDS];     /* events handed out */
+    uint64_t need[INDEX_WORDS];     /* events whose chunks are entered */
+    size_t sel_next;                /* next entry of ix to consider */
+
+    qtrace_progress_fn progress;    /* qtrace_reader_set_progress, or NULL */
+    void *progress_arg;
 };
 
 /*
@@ -76,5 +95,26 @@ struct qtrace_reader {
 int reader_check_chunk(struct qtrace_reader *rd, uint64_t off, uint64_t no,
                        struct qtrace_chunk_hdr *hdr, const uint8_t **payload,
                        struct qtrace_err *err);
+
+/* Tell the progress callback, if any, how far the reading has got. */
+static inline void reader_progress(const struct qtrace_reader *rd,
+                                   uint64_t off)
+{
+    if (rd->progress) {
+        rd->progress(rd->progress_arg, off, rd->size);
+    }
+}
+
+/*
+ * Selective reading: move off and chunk_no to the next chunk that holds
+ * a needed event, or where the index ends, over the headers of the
+ * chunks between (reader-index.c). A header that fails stops the move on
+ * it; an index entry between chunk boundaries stops the reading.
+ */
+void reader_index_seek(struct qtrace_reader *rd);
+
+/* The index entry of the chunk numbered no, or NULL (reader-index.c). */
+const struct index_entry *reader_index_entry(struct qtrace_reader *rd,
+                                             uint64_t no);
 
 #endif /* QTRACE_FORMAT_READER_INT_H */

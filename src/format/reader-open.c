@@ -264,6 +264,7 @@ void qtrace_reader_close(struct qtrace_reader *rd)
         munmap((void *)rd->map, rd->size);
     }
     etrace_dec_free(rd->etr);
+    index_fini(&rd->ix);
     unpack_fini(&rd->up);
     zchunk_inflater_fini(&rd->zbuf);
     qtrace_catalog_fini(&rd->cat);

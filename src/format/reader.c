@@ -46,6 +46,7 @@ static int stop(struct qtrace_reader *rd, int ret, struct qtrace_err *err,
     rd->stop_ret = ret;
     rd->rec = rd->rec_end = rd->map;
     qtrace_err_set(err, "%s", rd->stop_msg);
+    reader_progress(rd, rd->size);
     return ret;
 }
 
@@ -393,12 +394,24 @@ static int advance(struct qtrace_reader *rd, struct qtrace_err *err)
     default:
         return 0;
     }
+    if (rd->selecting) {
+        reader_index_seek(rd);
+        if (rd->state == RD_FAILED) {
+            qtrace_err_set(err, "%s", rd->stop_msg);
+            return rd->stop_ret;
+        }
+    }
+    reader_progress(rd, rd->off);
     ret = enter_chunk(rd, err);
+    if (ret == 0 && rd->state != RD_READING) {
+        reader_progress(rd, rd->size);
+    }
     return ret < 0 ? ret : 1;
 }
 
-int qtrace_reader_next(struct qtrace_reader *rd, struct qtrace_record *rec,
-                       struct qtrace_err *err)
+/* The next record, selected or not. */
+static int next_any(struct qtrace_reader *rd, struct qtrace_record *rec,
+                    struct qtrace_err *err)
 {
     int ret;
 
@@ -431,9 +444,22 @@ int qtrace_reader_next(struct qtrace_reader *rd, struct qtrace_record *rec,
     }
 }
 
+int qtrace_reader_next(struct qtrace_reader *rd, struct qtrace_record *rec,
+                       struct qtrace_err *err)
+{
+    int ret;
+
+    do {
+        ret = next_any(rd, rec, err);
+    } while (ret > 0 && rd->selecting &&
+             !index_mask_has(rd->want, rec->ev->id));
+    return ret;
+}
+
 /* Count one packed chunk's packets into counts (see count_chunk). */
 static int count_packed(struct qtrace_reader *rd, uint64_t *counts,
-                        uint64_t *n, struct qtrace_err *err)
+                        uint64_t *n, uint64_t *last_time,
+                        struct qtrace_err *err)
 {
     struct qtrace_record rec = { .ev = NULL };
     const uint8_t *p = NULL;
@@ -458,6 +484,9 @@ static int count_packed(struct qtrace_reader *rd, uint64_t *counts,
         }
         counts[rec.ev->id]++;
         (*n)++;
+        if (rec.time > *last_time) {
+            *last_time = rec.time;
+        }
         rd->rec = p + ret;
     }
 }
@@ -467,9 +496,12 @@ int qtrace_reader_count_chunk(struct qtrace_reader *rd, uint64_t *counts,
                               struct qtrace_err *err)
 {
     struct qtrace_record rec = { .ev = NULL };
+    const struct index_entry *e;
     uint64_t n = 0;
     int ret;
 
+    cc->insns = 0;
+    cc->last_time = 0;
     if (rd->etr) {
         /* etrace has no chunks: a record at a time. */
         ret = qtrace_reader_next(rd, &rec, err);
@@ -481,6 +513,7 @@ int qtrace_reader_count_chunk(struct qtrace_reader *rd, uint64_t *counts,
         cc->stream = rec.stream;
         cc->chunk_seq = rec.chunk_seq;
         cc->records = 1;
+        cc->last_time = rec.time;
         return 1;
     }
     while (rd->rec >= rd->rec_end) {
@@ -492,8 +525,10 @@ int qtrace_reader_count_chunk(struct qtrace_reader *rd, uint64_t *counts,
     cc->vcpu = rd->vcpu;
     cc->stream = rd->stream;
     cc->chunk_seq = rd->cur_no;
+    e = rd->ix_from_file ? reader_index_entry(rd, rd->cur_no) : NULL;
+    cc->insns = e ? e->insns : 0;
     if (rd->packed) {
-        ret = count_packed(rd, counts, &n, err);
+        ret = count_packed(rd, counts, &n, &cc->last_time, err);
         rd->packed = false;
     } else {
         ret = 0;
@@ -505,6 +540,9 @@ int qtrace_reader_count_chunk(struct qtrace_reader *rd, uint64_t *counts,
             }
             counts[rec.ev->id]++;
             n++;
+            if (rec.time > cc->last_time) {
+                cc->last_time = rec.time;
+            }
             rd->rec += ret;
             ret = 0;
         }
@@ -512,6 +550,13 @@ int qtrace_reader_count_chunk(struct qtrace_reader *rd, uint64_t *counts,
     cc->records = n;
     rd->rec = rd->rec_end;
     return ret < 0 ? ret : 1;
+}
+
+void qtrace_reader_set_progress(struct qtrace_reader *rd,
+                                qtrace_progress_fn fn, void *arg)
+{
+    rd->progress = fn;
+    rd->progress_arg = arg;
 }
 
 void qtrace_reader_rewind(struct qtrace_reader *rd)
@@ -524,6 +569,7 @@ void qtrace_reader_rewind(struct qtrace_reader *rd)
     rd->state = RD_READING;
     rd->stop_ret = 0;
     rd->stop_msg[0] = '\0';
+    rd->sel_next = 0;
     if (rd->etr) {
         etrace_dec_rewind(rd->etr);
     }

@@ -23,6 +23,7 @@ struct unpack_stream {
     uint64_t block_time;            /* time of the current block */
     uint64_t block_pc;
     uint64_t last_vaddr;
+    uint64_t last_phys_off;         /* paddr - vaddr of the last full one */
     uint64_t func_time;             /* the last function packet's fields */
     uint64_t func_pc;
     uint64_t func_other;
@@ -84,6 +85,12 @@ int unpack_init(struct unpacker *u, const struct qtrace_catalog *cat)
     memset(u, 0, sizeof(*u));
     find_layout(cat, "exec_tb", tb_fields, 2, &u->exec_tb);
     find_layout(cat, "mem_access", mem_fields, 6, &u->mem);
+    /* value came later than the other fields: a trace may lack it. */
+    ev = qtrace_catalog_find(cat, "mem_access");
+    if (u->mem.id && find_fields(ev, (const char *const[]){ "value" }, 1,
+                                 &u->mem.off[6])) {
+        u->mem_value = true;
+    }
     find_layout(cat, "func_entry", entry_fields, 4, &u->func[0]);
     find_layout(cat, "func_exit", exit_fields, 4, &u->func[1]);
     ev = qtrace_catalog_find(cat, "lost");
@@ -292,8 +299,49 @@ static int read_block_packet(struct unpacker *u, uint8_t tag,
     return 0;
 }
 
+/* A memory packet stepped over (blocks are not being expanded). */
+static int skip_mem_packet(const uint8_t **pp, const uint8_t *end, bool full,
+                           char *why, size_t why_len)
+{
+    if (packed_skip_mem(pp, end, full) < 0) {
+        return fail(why, why_len, "cut memory packet");
+    }
+    return 0;
+}
+
+/*
+ * The fields only a full memory packet has: the physical address, as the
+ * change of paddr - vaddr since the last one, and the value.
+ */
+static int read_mem_full(struct unpacker *u, uint8_t info, uint64_t vaddr,
+                         const uint8_t **pp, const uint8_t *end, char *why,
+                         size_t why_len)
+{
+    struct unpack_stream *s = u->cur;
+    uint8_t *r = (uint8_t *)u->rec_buf;
+    uint64_t v;
+
+    if (info & PACKED_MEM_HAS_PADDR) {
+        if (packed_get_varint(pp, end, &v) < 0) {
+            return fail(why, why_len, "cut memory packet");
+        }
+        s->last_phys_off += (uint64_t)packed_unzigzag(v);
+        store64(r + u->mem.off[2], vaddr + s->last_phys_off);
+    }
+    if (info & PACKED_MEM_HAS_VALUE) {
+        if (packed_get_varint(pp, end, &v) < 0) {
+            return fail(why, why_len, "cut memory packet");
+        }
+        if (!u->mem_value) {
+            return fail(why, why_len, "memory value but no value argument");
+        }
+        store64(r + u->mem.off[6], v);
+    }
+    return 1;
+}
+
 /* A memory packet: a mem_access record of the current block. */
-static int read_mem_packet(struct unpacker *u, const uint8_t **pp,
+static int read_mem_packet(struct unpacker *u, bool full, const uint8_t **pp,
                            const uint8_t *end, char *why, size_t why_len)
 {
     struct unpack_stream *s = u->cur;
@@ -324,6 +372,9 @@ static int read_mem_packet(struct unpacker *u, const uint8_t **pp,
     store64(r + u->mem.off[1], s->last_vaddr);
     r[u->mem.off[3]] = packed_mem_size(info);
     r[u->mem.off[4]] = packed_mem_flags(info);
+    if (full) {
+        return read_mem_full(u, info, s->last_vaddr, pp, end, why, why_len);
+    }
     return 1;
 }
 
@@ -392,10 +443,22 @@ int unpack_next(struct unpacker *u, const uint8_t *base, const uint8_t **pp,
             if (read_block_packet(u, tag, pp, end, why, why_len) < 0) {
                 return -1;
             }
+            if (u->skip_blocks) {
+                u->pending = 0;
+                u->miss = false;
+            }
             continue;
         }
-        if (tag == PK_MEM) {
-            ret = read_mem_packet(u, pp, end, why, why_len);
+        if ((tag == PK_MEM || tag == PK_MEM_FULL) && u->skip_blocks) {
+            if (skip_mem_packet(pp, end, tag == PK_MEM_FULL, why,
+                                why_len) < 0) {
+                return -1;
+            }
+            continue;
+        }
+        if (tag == PK_MEM || tag == PK_MEM_FULL) {
+            ret = read_mem_packet(u, tag == PK_MEM_FULL, pp, end, why,
+                                  why_len);
             break;
         }
         if (packed_is_func(tag)) {
@@ -446,15 +509,8 @@ int unpack_count(struct unpacker *u, const uint8_t *base, const uint8_t **pp,
             if (ret == 0 && tag == PK_BLOCK) {
                 ret = packed_get_varint(&p, end, &v);
             }
-        } else if (tag == PK_MEM) {
-            ret = packed_get_varint(&p, end, &v);
-            ret |= packed_get_varint(&p, end, &v);
-            if (ret == 0 && p < end) {
-                p++;
-                ret = packed_get_varint(&p, end, &v);
-            } else {
-                ret = -1;
-            }
+        } else if (tag == PK_MEM || tag == PK_MEM_FULL) {
+            ret = packed_skip_mem(&p, end, tag == PK_MEM_FULL);
             mems++;
         } else if (packed_is_func(tag)) {
             ret = 0;

@@ -22,14 +22,16 @@ struct unpack_stream;
 struct unpack_layout {
     uint16_t id;                    /* event id, 0 if the catalog lacks it */
     uint16_t size;                  /* record size, rounded to 8 */
-    uint16_t off[6];                /* per field, see unpack.c */
+    uint16_t off[7];                /* per field, see unpack.c */
 };
 
 struct unpacker {
     struct unpack_layout exec_tb;   /* fields: pc, tb */
-    struct unpack_layout mem;       /* pc, vaddr, paddr, size, flags, dev */
+    struct unpack_layout mem;       /* pc, vaddr, paddr, size, flags, dev,
+                                       value (optional) */
     struct unpack_layout func[2];   /* entry, exit: pc, from/to, depth,
                                        kind */
+    bool mem_value;                 /* mem_access has a value argument */
     uint16_t tb_trans_id;
     uint16_t lost_id;               /* a lost record restarts the stream */
     uint16_t lost_insns;            /* offset of its block_insns */
@@ -43,6 +45,8 @@ struct unpacker {
     size_t n_streams;
     struct unpack_stream *cur;      /* stream of the current chunk */
 
+    bool skip_blocks;               /* blocks and accesses not wanted:
+                                       their packets are stepped over */
     uint32_t pending;               /* predicted blocks still to hand out */
     bool miss;                      /* a missed block follows them */
     int64_t miss_delta;             /* its id minus the block before it */

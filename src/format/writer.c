@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "chunk.h"
+#include "index.h"
 #include "writer.h"
 
 _Static_assert(sizeof(struct qtrace_file_hdr) == 16, "file header size");
@@ -30,6 +31,8 @@ struct qtrace_writer {
     uint64_t bytes;                 /* bytes of complete chunks written */
     uint64_t seq;                   /* seq of the next chunk */
     int failed;                     /* -errno once the file is unusable */
+    struct index index;             /* DATA chunks written, for INDEX */
+    bool unindexed;                 /* one came without its summary */
 };
 
 /*
@@ -167,6 +170,7 @@ static void writer_free(struct qtrace_writer *w)
     if (w->fd >= 0) {
         close(w->fd);
     }
+    index_fini(&w->index);
     free(w->name);
     free(w);
 }
@@ -244,8 +248,60 @@ int qtrace_writer_chunk_flags(struct qtrace_writer *w, uint16_t kind,
 {
     struct iovec piece = { .iov_base = (void *)payload, .iov_len = len };
 
+    if (kind == QTRACE_CHUNK_DATA) {
+        w->unindexed = true;
+    }
     return write_chunk(w, kind, flags, vcpu, stream, &piece, len > 0 ? 1 : 0,
                        err);
+}
+
+int qtrace_writer_data_chunk(struct qtrace_writer *w, uint16_t flags,
+                             uint32_t vcpu, uint32_t stream,
+                             const void *payload, uint32_t len,
+                             const uint64_t *events, uint64_t insns,
+                             struct qtrace_err *err)
+{
+    struct iovec piece = { .iov_base = (void *)payload, .iov_len = len };
+    struct index_entry e = {
+        .off = w->bytes, .seq = w->seq, .vcpu = vcpu, .stream = stream,
+        .insns = insns,
+    };
+    int ret;
+
+    memcpy(e.mask, events, sizeof(e.mask));
+    ret = write_chunk(w, QTRACE_CHUNK_DATA, flags, vcpu, stream, &piece,
+                      len > 0 ? 1 : 0, err);
+    /* Out of memory costs the index, never the chunk. */
+    if (ret == 0 && index_add(&w->index, &e) < 0) {
+        w->unindexed = true;
+    }
+    return ret;
+}
+
+/*
+ * The INDEX chunk, just before END: readers that know it find the chunks
+ * of an event without reading the others; older ones skip its kind.
+ */
+static int write_index(struct qtrace_writer *w, struct qtrace_err *err)
+{
+    struct iovec piece;
+    size_t len;
+    uint8_t *payload;
+    int ret;
+
+    if (w->unindexed || w->index.n == 0) {
+        return 0;
+    }
+    payload = index_encode(&w->index, w->bytes, &len);
+    if (!payload || len > QTRACE_CHUNK_MAX) {
+        free(payload);
+        return 0;       /* readers rebuild a missing index */
+    }
+    piece.iov_base = payload;
+    piece.iov_len = len;
+    ret = write_chunk(w, QTRACE_CHUNK_INDEX, 0, 0, 0, &piece, 1, err);
+    free(payload);
+    return ret;
 }
 
 uint64_t qtrace_writer_bytes(const struct qtrace_writer *w)
@@ -262,6 +318,9 @@ int qtrace_writer_close(struct qtrace_writer *w, const char *end,
         return 0;
     }
     if (end) {
+        ret = write_index(w, err);
+    }
+    if (end && ret == 0) {
         struct iovec piece = { .iov_base = (void *)end,
                                .iov_len = strlen(end) };
 

@@ -46,11 +46,25 @@ int qtrace_writer_chunk_flags(struct qtrace_writer *w, uint16_t kind,
                               const void *payload, uint32_t len,
                               struct qtrace_err *err);
 
+/*
+ * A DATA chunk with what it holds, for the INDEX chunk written at close
+ * (docs/format.md, "INDEX chunk"): events, a bit per event id
+ * (QTRACE_MAX_EVENTS bits), and insns, the instructions its vCPU had
+ * started when the chunk was handed over (0 when unknown). A DATA chunk
+ * written without its summary leaves the trace without an index.
+ */
+int qtrace_writer_data_chunk(struct qtrace_writer *w, uint16_t flags,
+                             uint32_t vcpu, uint32_t stream,
+                             const void *payload, uint32_t len,
+                             const uint64_t *events, uint64_t insns,
+                             struct qtrace_err *err);
+
 /* Bytes written so far (header included). */
 uint64_t qtrace_writer_bytes(const struct qtrace_writer *w);
 
 /*
- * Write the END chunk (end: "key=value\n" lines; NULL writes none, as a
+ * Write the INDEX chunk when every DATA chunk came with its summary, then
+ * the END chunk (end: "key=value\n" lines; NULL writes neither, as a
  * crashed QEMU would leave the file), close and free. Returns 0 or -errno.
  */
 int qtrace_writer_close(struct qtrace_writer *w, const char *end,

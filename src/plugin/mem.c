@@ -67,6 +67,8 @@ static inline uint8_t meminfo_bits(qemu_plugin_meminfo_t info,
     return decode_meminfo(info, slot);
 }
 
+static uint64_t mem_value(qemu_plugin_meminfo_t info);
+
 /* An access as a mem_access record: raw streams, system mode. */
 static void __attribute__((noinline))
 mem_record(struct vcpu *vc, qemu_plugin_meminfo_t info, uint64_t vaddr,
@@ -100,14 +102,7 @@ mem_record(struct vcpu *vc, qemu_plugin_meminfo_t info, uint64_t vaddr,
     r->size = packed_mem_size(bits);
     r->value = 0;
     if (cfg.values) {
-        qemu_plugin_mem_value v = qemu_plugin_mem_get_value(info);
-
-        /* A 16-byte access keeps its low half. */
-        r->value = v.type == QEMU_PLUGIN_MEM_VALUE_U8 ? v.data.u8 :
-                   v.type == QEMU_PLUGIN_MEM_VALUE_U16 ? v.data.u16 :
-                   v.type == QEMU_PLUGIN_MEM_VALUE_U32 ? v.data.u32 :
-                   v.type == QEMU_PLUGIN_MEM_VALUE_U64 ? v.data.u64 :
-                   v.data.u128.low;
+        r->value = mem_value(info);
         flags |= QTRACE_MEM_HAS_VALUE;
     }
     r->flags = flags;
@@ -167,4 +162,57 @@ void mem_access_packed_cb(unsigned int vcpu_index, qemu_plugin_meminfo_t info,
     }
     pack_mem_at(vc->buf.pack, &vc->buf, start, in->idx, in->pc, (uint8_t)e,
                 vaddr);
+}
+
+/* The accessed value (QEMU 9.2+); a 16-byte access keeps its low half. */
+static uint64_t mem_value(qemu_plugin_meminfo_t info)
+{
+    qemu_plugin_mem_value v = qemu_plugin_mem_get_value(info);
+
+    return v.type == QEMU_PLUGIN_MEM_VALUE_U8 ? v.data.u8 :
+           v.type == QEMU_PLUGIN_MEM_VALUE_U16 ? v.data.u16 :
+           v.type == QEMU_PLUGIN_MEM_VALUE_U32 ? v.data.u32 :
+           v.type == QEMU_PLUGIN_MEM_VALUE_U64 ? v.data.u64 :
+           v.data.u128.low;
+}
+
+/*
+ * One packet per access, as mem_record would write it: the same flags,
+ * physical address and value, so a dump reads the same either way. A
+ * device access keeps its record, which names the device.
+ */
+void mem_access_full_cb(unsigned int vcpu_index, qemu_plugin_meminfo_t info,
+                        uint64_t vaddr, void *udata)
+{
+    const struct insn_info *in = udata;
+    struct vcpu *vc = vcpu_of(vcpu_index);
+    uint64_t paddr = 0, value = 0;
+    uint8_t bits;
+
+    if (!vc) {
+        return;
+    }
+    if (!vc->buf.pack) {
+        mem_record(vc, info, vaddr, in);
+        return;
+    }
+    bits = meminfo_bits(info, in);
+    if (cfg.system_mode) {
+        struct qemu_plugin_hwaddr *hw = qemu_plugin_get_hwaddr(info, vaddr);
+
+        if (hw && qemu_plugin_hwaddr_is_io(hw)) {
+            mem_record(vc, info, vaddr, in);
+            return;
+        }
+        if (hw) {
+            bits |= PACKED_MEM_HAS_PADDR;
+            paddr = qemu_plugin_hwaddr_phys_addr(hw);
+        }
+    }
+    if (cfg.values) {
+        bits |= PACKED_MEM_HAS_VALUE;
+        value = mem_value(info);
+    }
+    pack_mem_full(vc->buf.pack, &vc->buf, in->idx, in->pc, bits, vaddr,
+                  paddr, value);
 }

@@ -30,4 +30,11 @@ void mem_access_packed_cb(unsigned int vcpu_index,
                           qemu_plugin_meminfo_t info, uint64_t vaddr,
                           void *udata);
 
+/*
+ * The same when accesses carry a physical address (system mode) or a
+ * value (QEMU 9.2+): full memory packets, a record for a device access.
+ */
+void mem_access_full_cb(unsigned int vcpu_index, qemu_plugin_meminfo_t info,
+                        uint64_t vaddr, void *udata);
+
 #endif /* QTRACE_PLUGIN_MEM_H */

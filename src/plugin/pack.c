@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "qtrace-events.h"
+#include "qtrace/catalog.h"
 #include "qtrace/format.h"
 #include "../format/le.h"
 #include "pack.h"
@@ -23,6 +24,7 @@ struct predictor {
     uint32_t stream;                /* whose history this is */
     uint32_t prev, prev2;           /* last two blocks */
     uint32_t run;                   /* predicted blocks not written yet */
+    uint64_t staged_bytes;          /* of blocks, for the index's bits */
     uint32_t slot[PACKED_SLOTS];
 };
 
@@ -33,6 +35,8 @@ static struct chunk *out;
 /* Bytes copied for any copied packet: the longest, rounded up. */
 #define PACKET_COPY 40u
 
+_Static_assert(CHUNK_EVENT_WORDS * 64 == QTRACE_MAX_EVENTS,
+               "chunk event bits: one per catalog id");
 _Static_assert(PACKED_MEM_MAX <= PACKET_COPY &&
                PACKED_FUNC_MAX <= PACKET_COPY &&
                TBTAB_MAX_ID < STAGED_PACKET,
@@ -113,8 +117,11 @@ uint64_t pack_staged_records(const uint8_t *p, size_t len)
 
 static void predictor_reset(struct predictor *pr, uint32_t stream)
 {
+    uint64_t staged = pr->staged_bytes;     /* counts on through a reset */
+
     memset(pr, 0, sizeof(*pr));
     pr->stream = stream;
+    pr->staged_bytes = staged;
 }
 
 /* The predictor of in's stream; a new stream starts from zero. */
@@ -127,7 +134,7 @@ static struct predictor *predictor_of(const struct chunk *in)
     }
     pr = preds[in->vcpu];
     if (!pr) {
-        pr = malloc(sizeof(*pr));
+        pr = calloc(1, sizeof(*pr));
         if (!pr) {
             return NULL;
         }
@@ -190,8 +197,43 @@ static uint8_t *put_blocks(struct predictor *pr, const uint8_t **pp,
     pr->prev = prev;
     pr->prev2 = prev2;
     pr->run = run;
+    pr->staged_bytes += (uint64_t)(p - *pp);
     *pp = p;
     return q;
+}
+
+/* Note in out->events the event a copied packet or a record stands for. */
+static void note_event(unsigned int id)
+{
+    out->events[id / 64] |= 1ull << (id % 64);
+}
+
+/*
+ * The events of copied packets, as bits of a word kept in a register by
+ * the loop (a store through out per packet cost a tenth of the packing):
+ * 1 blocks, 2 accesses, 4 function entries, 8 exits.
+ */
+static inline uint32_t packet_bit(uint8_t tag)
+{
+    if (tag == PK_MEM || tag == PK_MEM_FULL) {
+        return 2;
+    }
+    return packed_is_func(tag) ? (tag >= PK_FUNC_EXIT ? 8 : 4) : 0;
+}
+
+static void note_packets(uint32_t seen)
+{
+    static const unsigned int ids[] = {
+        QTRACE_EV_EXEC_TB, QTRACE_EV_MEM_ACCESS, QTRACE_EV_FUNC_ENTRY,
+        QTRACE_EV_FUNC_EXIT,
+    };
+    unsigned int i;
+
+    for (i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
+        if (seen & (1u << i)) {
+            note_event(ids[i]);
+        }
+    }
 }
 
 /* A record packet, re-aligned to the output (whose data is 8-aligned). */
@@ -235,6 +277,8 @@ const struct chunk *pack_transcode(const struct chunk *in, char *why,
 {
     const uint8_t *p = in->data, *end = in->data + in->len, *next, *rec;
     struct predictor *pr = predictor_of(in);
+    uint32_t seen = 0;          /* packet_bit()s */
+    uint64_t blocks_before;     /* pr->staged_bytes before this chunk */
     uint64_t n = 0;
     uint8_t *q;
 
@@ -243,6 +287,9 @@ const struct chunk *pack_transcode(const struct chunk *in, char *why,
         return NULL;
     }
     q = out->data;
+    /* What the chunk holds, for the trace's index, found on the way. */
+    memset(out->events, 0, sizeof(out->events));
+    blocks_before = pr->staged_bytes;
     for (;;) {
         q = put_blocks(pr, &p, end, q, &n);
         if (p == end) {
@@ -257,6 +304,7 @@ const struct chunk *pack_transcode(const struct chunk *in, char *why,
         }
         q = put_run(pr, q, &n);
         if (rec) {
+            note_event(load16(rec));
             q = put_record(q, rec);
             /* The reader starts its stream over at a lost record. */
             if (load16(rec) == QTRACE_EV_LOST) {
@@ -265,6 +313,7 @@ const struct chunk *pack_transcode(const struct chunk *in, char *why,
         } else {
             size_t len = staged_packet_len(load32(p));
 
+            seen |= packet_bit(p[STAGED_WORD]);
             /* A fixed-size copy is a few moves, a variable one a call. */
             if (len <= PACKET_COPY &&
                 end - p >= (ptrdiff_t)(STAGED_WORD + PACKET_COPY)) {
@@ -278,11 +327,14 @@ const struct chunk *pack_transcode(const struct chunk *in, char *why,
         p = next;
     }
     q = put_run(pr, q, &n);
+    note_packets(seen | (pr->staged_bytes != blocks_before));
     out->vcpu = in->vcpu;
     out->stream = in->stream;
     out->flags = (uint16_t)((in->flags & ~CHUNK_STAGED) |
                             QTRACE_CHUNK_PACKED);
     out->len = (uint32_t)(q - out->data);
     out->n_records = (uint32_t)n;
+    out->insns = in->insns;
+    out->has_events = true;
     return out;
 }

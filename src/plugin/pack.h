@@ -42,6 +42,7 @@ static inline size_t staged_packet_len(uint32_t w)
 /* What a vCPU keeps of its stream, for memory and function packets. */
 struct pack_state {
     uint64_t last_vaddr;        /* base of the next access's delta */
+    uint64_t last_phys_off;     /* paddr - vaddr of the last full access */
     uint64_t block_pc;          /* pc of the last block */
     uint64_t func_time;         /* the last function packet's fields */
     uint64_t func_pc;
@@ -205,6 +206,40 @@ static inline void pack_mem(struct pack_state *ps, struct vbuf *vb,
 {
     pack_mem_at(ps, vb, staged_packet_begin(vb, PACKED_MEM_MAX), idx, pc,
                 info, vaddr);
+}
+
+/*
+ * An access with what PK_MEM leaves out (system mode, QEMU 9.2+): info's
+ * PACKED_MEM_HAS_PADDR and PACKED_MEM_HAS_VALUE say whether paddr and
+ * value follow. paddr goes as the change of paddr - vaddr, the same for
+ * every access of a page and mostly of a whole mapping: one byte.
+ */
+static inline void pack_mem_full(struct pack_state *ps, struct vbuf *vb,
+                                 uint32_t idx, uint64_t pc, uint8_t info,
+                                 uint64_t vaddr, uint64_t paddr,
+                                 uint64_t value)
+{
+    uint8_t *start = staged_packet_begin(vb, PACKED_MEM_FULL_MAX);
+    uint8_t *p = start;
+
+    *p++ = PK_MEM_FULL;
+    p = packed_put_varint(p, idx);
+    p = packed_put_varint(p, pc - ps->block_pc);
+    *p++ = info;
+    p = packed_put_varint(p, packed_zigzag((int64_t)(vaddr -
+                                                     ps->last_vaddr)));
+    ps->last_vaddr = vaddr;
+    if (info & PACKED_MEM_HAS_PADDR) {
+        uint64_t off = paddr - vaddr;
+
+        p = packed_put_varint(p, packed_zigzag((int64_t)(off -
+                                                         ps->last_phys_off)));
+        ps->last_phys_off = off;
+    }
+    if (info & PACKED_MEM_HAS_VALUE) {
+        p = packed_put_varint(p, value);
+    }
+    staged_packet_end(vb, start, p);
 }
 
 /*

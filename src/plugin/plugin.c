@@ -413,6 +413,7 @@ static void vcpu_init(qemu_plugin_id_t id, unsigned int vcpu_index)
             pack_reset(vc->buf.pack);
         }
     }
+    vc->buf.icount = &vc->icount;
     vc->buf.lossy = qt.opts.lossy;
     vc->buf.on_drop = vcpu_dropped;
     vbuf_start(&vc->buf, vcpu_index, atomic_fetch_add(&qt.next_stream, 1),
@@ -529,6 +530,19 @@ static bool tb_in_range(const struct tb_info *ti)
     return false;
 }
 
+/*
+ * Accesses as records in a raw stream; as packets in a packed one, full
+ * ones when there is a physical address or a value to carry.
+ */
+static qemu_plugin_vcpu_mem_cb_t pick_mem_cb(void)
+{
+    if (!qt.pack_mem) {
+        return mem_access_cb;
+    }
+    return qt.system_mode || qt.mem_values ? mem_access_full_cb :
+           mem_access_packed_cb;
+}
+
 static void instrument_insns(struct qemu_plugin_tb *tb, struct tb_info *ti)
 {
     const struct filter *f = &qt.opts.filter;
@@ -548,9 +562,7 @@ static void instrument_insns(struct qemu_plugin_tb *tb, struct tb_info *ti)
                                                    in);
         }
         if (qt.trace_mem) {
-            qemu_plugin_register_vcpu_mem_cb(insn, qt.pack_mem ?
-                                             mem_access_packed_cb :
-                                             mem_access_cb,
+            qemu_plugin_register_vcpu_mem_cb(insn, pick_mem_cb(),
                                              QEMU_PLUGIN_CB_NO_REGS,
                                              QEMU_PLUGIN_MEM_RW, in);
         }
@@ -839,10 +851,9 @@ static void choose_instrumentation(void)
         evsel_enable(sel, QTRACE_EV_TB_TRANS);
         qt.trace_tb_trans = true;
     }
-    /* Memory packets carry no value: a QEMU that gives them gets records. */
+    /* Physical addresses and values go in full memory packets. */
     qt.mem_values = qc_api() >= 4 && qemu_plugin_mem_get_value;
-    qt.pack_mem = qt.packed && qt.trace_exec_tb && qt.trace_mem &&
-                  !qt.system_mode && !qt.mem_values;
+    qt.pack_mem = qt.packed && qt.trace_exec_tb && qt.trace_mem;
 }
 
 /* "PATH: reason" becomes "out=PATH: reason", naming the option. */

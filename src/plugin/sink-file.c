@@ -13,9 +13,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "qtrace-events.h"
 #include "qtrace/format.h"
 #include "sink.h"
 #include "writer.h"
+#include "../format/index.h"
+#include "../format/packed.h"
 #include "../format/writer.h"
 #include "../format/zchunk.h"
 
@@ -144,8 +147,30 @@ static const void *chunk_payload(struct sink_file *f, const struct chunk *c,
     return out;
 }
 
+/*
+ * What c holds, for the trace's INDEX chunk: a packed chunk says it (the
+ * packer notes it on its way), a raw one is walked, record by record.
+ */
+static void chunk_events(const struct chunk *c, uint64_t *events)
+{
+    static const struct index_ids ids = {
+        .exec_tb = QTRACE_EV_EXEC_TB, .mem_access = QTRACE_EV_MEM_ACCESS,
+        .func_entry = QTRACE_EV_FUNC_ENTRY, .func_exit = QTRACE_EV_FUNC_EXIT,
+    };
+
+    _Static_assert(CHUNK_EVENT_WORDS == INDEX_WORDS, "event bit words");
+    if (c->has_events) {
+        memcpy(events, c->events, sizeof(c->events));
+        return;
+    }
+    memset(events, 0, INDEX_WORDS * sizeof(*events));
+    index_scan_payload(c->data, c->len, c->flags & QTRACE_CHUNK_PACKED, &ids,
+                       events);
+}
+
 static int file_chunk(struct sink *s, const struct chunk *c)
 {
+    uint64_t events[INDEX_WORDS];
     struct sink_file *f = (struct sink_file *)s;
     uint16_t flags = c->flags;
     uint32_t len = c->len;
@@ -157,10 +182,13 @@ static int file_chunk(struct sink *s, const struct chunk *c)
     if (ret < 0) {
         return ret;
     }
+    chunk_events(c, events);
     payload = chunk_payload(f, c, &flags, &len);
     t0 = now_ns();
-    ret = qtrace_writer_chunk_flags(f->w, QTRACE_CHUNK_DATA, flags, c->vcpu,
-                                    c->stream, payload, len, &err);
+    /* Translation chunks are shared: their insns field means nothing. */
+    ret = qtrace_writer_data_chunk(f->w, flags, c->vcpu, c->stream, payload,
+                                   len, events, c->vcpu == QTRACE_VCPU_NONE ?
+                                   0 : c->insns, &err);
     if (len > 0) {
         note_write(&f->cost, (double)(now_ns() - t0) / len);
     }

@@ -10,6 +10,8 @@
 #include "vbuf.h"
 #include "writer.h"
 
+_Static_assert(sizeof(struct vbuf) == 64, "struct vbuf: one cache line");
+
 /*
  * Records reserved after tracing stopped land here and are counted as
  * lost. Shared by every vCPU and never read, so races on it are harmless.
@@ -42,6 +44,8 @@ static void detach(struct vbuf *vb)
     }
     c->len = (uint32_t)(vb->pos - c->data);
     c->n_records = vb->n_records;
+    /* Once per chunk, for the index: how far the vCPU has run. */
+    c->insns = vb->icount ? *vb->icount : 0;
     vb->n_records = 0;
     vb->chunk = NULL;
     vb->pos = vb->end = scratch;

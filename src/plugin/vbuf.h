@@ -12,6 +12,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* u64 words of a chunk's event bits: QTRACE_MAX_EVENTS bits. */
+#define CHUNK_EVENT_WORDS 16
+
 /* A chunk of records of one vCPU stream, owned by one thread at a time. */
 struct chunk {
     struct chunk *next;         /* queue link (writer) */
@@ -21,11 +24,15 @@ struct chunk {
     uint32_t cap;               /* bytes available in data */
     uint16_t flags;             /* payload encoding, chunk header flags */
     uint32_t n_records;         /* records it holds (a run counts each) */
+    uint64_t insns;             /* vCPU's instructions at hand-over */
+    bool has_events;            /* events is set (a packed chunk) */
+    uint64_t events[CHUNK_EVENT_WORDS]; /* bit id: holds event id */
     uint8_t data[] __attribute__((aligned(8)));  /* records */
 };
 
 struct pack_state;
 
+/* 64 bytes: the vCPU's counters after it start a cache line (vcpu.h). */
 struct vbuf {
     uint8_t *pos;               /* next free byte in chunk->data */
     uint8_t *end;               /* chunk->data + cap */
@@ -33,9 +40,10 @@ struct vbuf {
     uint32_t vcpu;
     uint32_t stream;
     uint16_t flags;             /* encoding of this stream's chunks */
+    bool lossy;                 /* drop a full chunk rather than wait */
     uint32_t n_records;         /* records in the current chunk so far */
     struct pack_state *pack;    /* packed encoding (pack.h), NULL: raw */
-    bool lossy;                 /* drop a full chunk rather than wait */
+    const uint64_t *icount;     /* the vCPU's instruction count, or NULL */
     /* Called after a drop, with the chunk emptied, to mark the gap. */
     void (*on_drop)(struct vbuf *vb, uint64_t lost);
 };

@@ -102,13 +102,19 @@ int qtrace_symbols_load_trace(struct qtrace_symbols *s,
     int ret = 0;
 
     if (find_map_args(&m, qtrace_reader_catalog(rd))) {
-        qtrace_reader_rewind(rd);
+        uint64_t want[QTRACE_MAX_EVENTS / 64] = { 0 };
+
+        /* Only the chunks with image_map records: the index says which. */
+        want[m.ev->id / 64] |= 1ull << (m.ev->id % 64);
+        if (qtrace_reader_select(rd, want, &err) < 0) {
+            qtrace_reader_rewind(rd);
+        }
         while (ret == 0 && qtrace_reader_next(rd, &rec, &err) > 0) {
             if (rec.ev == m.ev) {
                 ret = add_record(s, &m, &rec, warn, arg);
             }
         }
-        qtrace_reader_rewind(rd);
+        qtrace_reader_select(rd, NULL, NULL);
     }
     if (ret == 0 && binary && binary[0] &&
         !(mode && strcmp(mode, "system") == 0)) {
