@@ -4,8 +4,10 @@
  * stderr, `qtrace CMD: THING: REASON`, and misuse adds a pointer to the
  * command's --help. Nothing here exits: main.c owns the exit status.
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -60,4 +62,22 @@ int cli_bad_option(const char *cmd, int c, char **argv)
         return cli_usage(cmd, "unknown option '-%c'", optopt);
     }
     return cli_usage(cmd, "unknown option '%.*s'", name_len, arg);
+}
+
+int cli_add_events(const char *cmd, char **events, const char *more)
+{
+    char *joined;
+
+    if (!*events) {
+        joined = strdup(more);
+    } else if (asprintf(&joined, "%s,%s", *events, more) < 0) {
+        joined = NULL;
+    }
+    if (!joined) {
+        cli_error(cmd, "-e %s: %s", more, strerror(ENOMEM));
+        return CLI_FAIL;
+    }
+    free(*events);
+    *events = joined;
+    return CLI_OK;
 }

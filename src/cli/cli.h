@@ -52,4 +52,11 @@ int cli_usage(const char *cmd, const char *fmt, ...)
  */
 int cli_bad_option(const char *cmd, int c, char **argv);
 
+/*
+ * Append one more -e value to *events (NULL or owned), comma separated:
+ * -e is repeatable in every command. Returns CLI_OK, or CLI_FAIL after
+ * saying so when memory runs out.
+ */
+int cli_add_events(const char *cmd, char **events, const char *more);
+
 #endif /* QTRACE_CLI_H */

@@ -129,25 +129,6 @@ static const struct option long_opts[] = {
     { NULL, 0, NULL, 0 },
 };
 
-/* Append one more -e value to the ones before, comma separated. */
-static int add_events(char **events, const char *more)
-{
-    char *joined;
-
-    if (!*events) {
-        joined = strdup(more);
-    } else if (asprintf(&joined, "%s,%s", *events, more) < 0) {
-        joined = NULL;
-    }
-    if (!joined) {
-        cli_error("dump", "-e %s: out of memory", more);
-        return CLI_FAIL;
-    }
-    free(*events);
-    *events = joined;
-    return CLI_OK;
-}
-
 static int parse_opts(int argc, char **argv, struct dump_opts *opts)
 {
     int c;
@@ -156,7 +137,7 @@ static int parse_opts(int argc, char **argv, struct dump_opts *opts)
     while ((c = getopt_long(argc, argv, ":e:h", long_opts, NULL)) != -1) {
         switch (c) {
         case 'e':
-            if (add_events(&opts->events, optarg) != CLI_OK) {
+            if (cli_add_events("dump", &opts->events, optarg) != CLI_OK) {
                 return CLI_FAIL;
             }
             break;

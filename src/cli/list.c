@@ -54,24 +54,6 @@ static const struct option long_opts[] = {
     { NULL, 0, NULL, 0 },
 };
 
-static int add_events(char **events, const char *more)
-{
-    char *joined;
-
-    if (!*events) {
-        joined = strdup(more);
-    } else if (asprintf(&joined, "%s,%s", *events, more) < 0) {
-        joined = NULL;
-    }
-    if (!joined) {
-        cli_error("list", "-e %s: out of memory", more);
-        return CLI_FAIL;
-    }
-    free(*events);
-    *events = joined;
-    return CLI_OK;
-}
-
 static int parse_opts(int argc, char **argv, struct list_opts *opts)
 {
     int c;
@@ -80,7 +62,7 @@ static int parse_opts(int argc, char **argv, struct list_opts *opts)
     while ((c = getopt_long(argc, argv, ":e:bh", long_opts, NULL)) != -1) {
         switch (c) {
         case 'e':
-            if (add_events(&opts->events, optarg) != CLI_OK) {
+            if (cli_add_events("list", &opts->events, optarg) != CLI_OK) {
                 return CLI_FAIL;
             }
             break;

@@ -105,25 +105,12 @@ static const struct option long_opts[] = {
 
 static int add_events(struct record_opts *opts, const char *more)
 {
-    char *joined;
-
     /* The plugin reads "@FILE" only as the whole events= value. */
     if (opts->events && (opts->events[0] == '@' || more[0] == '@')) {
         return cli_usage("record", "-e %s: an @FILE must be the only -e",
                          opts->events[0] == '@' ? opts->events : more);
     }
-    if (!opts->events) {
-        joined = strdup(more);
-    } else if (asprintf(&joined, "%s,%s", opts->events, more) < 0) {
-        joined = NULL;
-    }
-    if (!joined) {
-        cli_error("record", "-e %s: %s", more, strerror(ENOMEM));
-        return CLI_FAIL;
-    }
-    free(opts->events);
-    opts->events = joined;
-    return CLI_OK;
+    return cli_add_events("record", &opts->events, more);
 }
 
 static int add_option(struct record_opts *opts, char *kv)

@@ -177,6 +177,21 @@ static inline void staged_packet_end(struct vbuf *vb, uint8_t *start,
     vbuf_count(vb, 1);
 }
 
+/* The fields PK_MEM and PK_MEM_FULL share, from p on; returns the end. */
+static inline uint8_t *pack_mem_head(struct pack_state *ps, uint8_t *p,
+                                     uint8_t tag, uint32_t idx, uint64_t pc,
+                                     uint8_t info, uint64_t vaddr)
+{
+    *p++ = tag;
+    p = packed_put_varint(p, idx);
+    p = packed_put_varint(p, pc - ps->block_pc);
+    *p++ = info;
+    p = packed_put_varint(p, packed_zigzag((int64_t)(vaddr -
+                                                     ps->last_vaddr)));
+    ps->last_vaddr = vaddr;
+    return p;
+}
+
 /*
  * A user-mode access by instruction idx (at pc) of the current block,
  * into the packet space at start (staged_packet_begin or _try). The
@@ -187,15 +202,8 @@ static inline void pack_mem_at(struct pack_state *ps, struct vbuf *vb,
                                uint8_t *start, uint32_t idx, uint64_t pc,
                                uint8_t info, uint64_t vaddr)
 {
-    uint8_t *p = start;
+    uint8_t *p = pack_mem_head(ps, start, PK_MEM, idx, pc, info, vaddr);
 
-    *p++ = PK_MEM;
-    p = packed_put_varint(p, idx);
-    p = packed_put_varint(p, pc - ps->block_pc);
-    *p++ = info;
-    p = packed_put_varint(p, packed_zigzag((int64_t)(vaddr -
-                                                     ps->last_vaddr)));
-    ps->last_vaddr = vaddr;
     staged_packet_end(vb, start, p);
 }
 
@@ -220,15 +228,9 @@ static inline void pack_mem_full(struct pack_state *ps, struct vbuf *vb,
                                  uint64_t value)
 {
     uint8_t *start = staged_packet_begin(vb, PACKED_MEM_FULL_MAX);
-    uint8_t *p = start;
+    uint8_t *p = pack_mem_head(ps, start, PK_MEM_FULL, idx, pc, info,
+                               vaddr);
 
-    *p++ = PK_MEM_FULL;
-    p = packed_put_varint(p, idx);
-    p = packed_put_varint(p, pc - ps->block_pc);
-    *p++ = info;
-    p = packed_put_varint(p, packed_zigzag((int64_t)(vaddr -
-                                                     ps->last_vaddr)));
-    ps->last_vaddr = vaddr;
     if (info & PACKED_MEM_HAS_PADDR) {
         uint64_t off = paddr - vaddr;
 
