@@ -35,6 +35,7 @@ enum qtrace_chunk_kind {
     QTRACE_CHUNK_META = 1,
     QTRACE_CHUNK_DATA = 2,
     QTRACE_CHUNK_END = 3,
+    QTRACE_CHUNK_INFO = 4,          /* key=value lines that complete META */
 };
 
 /* vcpu of the chunks holding tb_trans records, which belong to no vCPU. */
