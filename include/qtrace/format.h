@@ -35,6 +35,8 @@ enum qtrace_chunk_kind {
     QTRACE_CHUNK_META = 1,
     QTRACE_CHUNK_DATA = 2,
     QTRACE_CHUNK_END = 3,
+    QTRACE_CHUNK_INDEX = 4,         /* the chunk index (src/format/index.h) */
+    QTRACE_CHUNK_INFO = 5,          /* key=value lines that complete META */
 };
 
 /* vcpu of the chunks holding tb_trans records, which belong to no vCPU. */

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <signal.h>
 
 #include <glib.h>
 
@@ -223,6 +224,46 @@ static unsigned int count_vcpu_streams(const struct counts *c)
     return n;
 }
 
+/*
+ * How the recording ended, from the END chunk: "(exit 0)" or "(guest
+ * signal 11, SIGSEGV)"; empty when END does not say (system mode, older
+ * traces, etrace files).
+ */
+static void fmt_how_ended(const struct qtrace_reader *rd, char *buf,
+                          size_t len)
+{
+    const char *exit = qtrace_reader_end(rd, "exit");
+    const char *status = qtrace_reader_end(rd, "status");
+    const char *sig = qtrace_reader_end(rd, "signal");
+    const char *name;
+
+    buf[0] = '\0';
+    if (exit && strcmp(exit, "exit") == 0 && status) {
+        snprintf(buf, len, " (exit %s)", status);
+    } else if (exit && strcmp(exit, "signal") == 0 && sig) {
+        name = sigabbrev_np((int)strtol(sig, NULL, 10));
+        snprintf(buf, len, " (guest signal %s%s%s)", sig,
+                 name ? ", SIG" : "", name ? name : "");
+    }
+}
+
+/* The last line of the shape: whether END is there, and how it ended. */
+static void print_end(const struct qtrace_reader *rd, const struct counts *c)
+{
+    char how[64];
+
+    if (qtrace_reader_has_end(rd)) {
+        fmt_how_ended(rd, how, sizeof(how));
+        printf("end: complete%s\n", how);
+    } else if (c->stopped) {
+        printf("end: missing (%s)\n", c->err.msg);
+    } else {
+        /* Whole chunks up to the end of the file: QEMU died between two. */
+        printf("end: missing (killed; no END chunk, the trace stops after "
+               "chunk %" PRIu64 ")\n", c->total ? c->last_seq : 0);
+    }
+}
+
 static void print_shape(const struct qtrace_reader *rd,
                         const struct counts *c)
 {
@@ -251,14 +292,7 @@ static void print_shape(const struct qtrace_reader *rd,
     if (lost) {
         printf("lost: %s\n", lost);
     }
-    if (qtrace_reader_has_end(rd)) {
-        printf("end: complete\n");
-    } else if (c->stopped) {
-        printf("end: missing (%s)\n", c->err.msg);
-    } else {
-        printf("end: missing (no END chunk: the recording did not "
-               "finish)\n");
-    }
+    print_end(rd, c);
 }
 
 static gint compare_streams(gconstpointer a, gconstpointer b);

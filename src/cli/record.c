@@ -491,7 +491,10 @@ static char **build_argv(char *qemu, char *plugin_arg,
 
 static volatile sig_atomic_t child_pid;
 
-/* SIGTERM and SIGHUP sent to qtrace alone also end QEMU (and its trace). */
+/*
+ * SIGTERM and SIGHUP sent to qtrace alone also end QEMU, which finishes
+ * its trace as the guest dies of the signal; qtrace waits for it.
+ */
 static void forward_signal(int sig)
 {
     if (child_pid > 0) {
@@ -500,15 +503,48 @@ static void forward_signal(int sig)
 }
 
 /*
+ * SIGINT from the terminal reaches QEMU by itself (same process group),
+ * so only one sent by a process (kill -INT) is passed on: the guest must
+ * not see the terminal's ^C twice.
+ */
+static void forward_sigint(int sig, siginfo_t *si, void *uc)
+{
+    (void)uc;
+    if (si->si_code == SI_USER || si->si_code == SI_QUEUE) {
+        forward_signal(sig);
+    }
+}
+
+/*
+ * qtrace's handling of sig while QEMU runs (see run_qemu). A signal
+ * ignored when qtrace started (a background job, nohup) stays ignored.
+ */
+static struct sigaction while_qemu_runs(int sig, const struct sigaction *old)
+{
+    struct sigaction act = { .sa_handler = SIG_IGN };
+
+    if (old->sa_handler == SIG_IGN) {
+        return act;
+    }
+    if (sig == SIGINT) {
+        act.sa_sigaction = forward_sigint;
+        act.sa_flags = SA_SIGINFO;
+    } else if (sig == SIGTERM || sig == SIGHUP) {
+        act.sa_handler = forward_signal;
+    }
+    return act;
+}
+
+/*
  * fork and exec QEMU, wait for it. The terminal's SIGINT and SIGQUIT reach
- * QEMU too (same process group): qtrace ignores them so that it can still
- * pass QEMU's status on. An exec failure comes back through a close-on-exec
- * pipe. Returns the guest's status, 128+N for signal N, or CLI_FAIL.
+ * QEMU too (same process group): qtrace does not die of them so that it
+ * can still pass QEMU's status on. An exec failure comes back through a
+ * close-on-exec pipe. Returns the guest's status, 128+N for signal N, or
+ * CLI_FAIL.
  */
 static int run_qemu(char **argv)
 {
-    struct sigaction ign = { .sa_handler = SIG_IGN };
-    struct sigaction fwd = { .sa_handler = forward_signal };
+    struct sigaction act;
     struct sigaction old[4];
     static const int sigs[4] = { SIGINT, SIGQUIT, SIGTERM, SIGHUP };
     int pipefd[2];
@@ -523,7 +559,9 @@ static int run_qemu(char **argv)
         return CLI_FAIL;
     }
     for (i = 0; i < 4; i++) {
-        sigaction(sigs[i], i < 2 ? &ign : &fwd, &old[i]);
+        sigaction(sigs[i], NULL, &old[i]);
+        act = while_qemu_runs(sigs[i], &old[i]);
+        sigaction(sigs[i], &act, NULL);
     }
     fflush(stdout);
     fflush(stderr);

@@ -15,8 +15,8 @@
 #include <stdint.h>
 
 #include "qtrace/catalog.h"
+#include "qtrace/format.h"
 
-#define QTRACE_CHUNK_INDEX 4            /* chunk kind */
 #define INDEX_WORDS (QTRACE_MAX_EVENTS / 64)    /* u64 words of a mask */
 #define INDEX_HDR_SIZE 16u              /* payload header */
 #define INDEX_ENTRY_FIXED 32u           /* entry bytes before the mask */

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -141,6 +142,57 @@ static int check_file_hdr(const struct qtrace_reader *rd, uint32_t *hdr_size,
     return 0;
 }
 
+/*
+ * META's keys followed by those of an INFO chunk (what the writer learnt
+ * after it wrote META, docs/format.md "INFO chunk"), parsed as one list.
+ */
+static int merge_info(struct qtrace_reader *rd, const uint8_t *info,
+                      uint32_t len, struct qtrace_err *err)
+{
+    char *text = NULL, why[128];
+    size_t size = 0, i;
+    FILE *f = open_memstream(&text, &size);
+    int ret;
+
+    if (!f) {
+        qtrace_err_set(err, "%s", strerror(errno));
+        return -errno;
+    }
+    for (i = 0; i < rd->meta.n; i++) {
+        fprintf(f, "%s=%s\n", rd->meta.items[i].key,
+                rd->meta.items[i].value);
+    }
+    fwrite(info, 1, len, f);
+    if (fclose(f) != 0) {
+        free(text);
+        qtrace_err_set(err, "%s", strerror(ENOMEM));
+        return -ENOMEM;
+    }
+    ret = kv_parse(&rd->meta, (const uint8_t *)text, size, why, sizeof(why));
+    free(text);
+    if (ret < 0) {
+        qtrace_err_set(err, "INFO chunk: %s", why);
+    }
+    return ret;
+}
+
+/* An INFO chunk right after META completes its keys; else nothing. */
+static int read_info(struct qtrace_reader *rd, struct qtrace_err *err)
+{
+    struct qtrace_chunk_hdr hdr;
+    struct qtrace_err ignored;
+    const uint8_t *payload;
+
+    /* A bad chunk here is reported when the records are read. */
+    if (rd->first_off >= rd->size ||
+        reader_check_chunk(rd, rd->first_off, 1, &hdr, &payload,
+                           &ignored) < 0 ||
+        hdr.kind != QTRACE_CHUNK_INFO) {
+        return 0;
+    }
+    return merge_info(rd, payload, hdr.len, err);
+}
+
 /* File header, then the META chunk that must follow it. */
 static int read_head(struct qtrace_reader *rd, struct qtrace_err *err)
 {
@@ -171,6 +223,10 @@ static int read_head(struct qtrace_reader *rd, struct qtrace_err *err)
         return ret;
     }
     rd->first_off = (uint64_t)hdr_size + CHUNK_HDR_SIZE + hdr.len;
+    ret = read_info(rd, err);
+    if (ret < 0) {
+        return ret;
+    }
     qtrace_reader_rewind(rd);
     return 0;
 }

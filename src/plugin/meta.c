@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The META text of a trace. Built on the writer thread when the first
- * chunk is written, by which time a user-mode guest's binary is known.
+ * The META text of a trace, built at install time, and the guest binary's
+ * keys, known in user mode only once the guest runs (the INFO chunk).
  */
 #include <inttypes.h>
 #include <stdatomic.h>
@@ -49,33 +49,52 @@ void meta_capture_binary(uint64_t first_pc)
     }
 }
 
+/* "binary=...\n" and the code range: what only the running guest tells. */
+static int fmt_binary(char *buf, size_t len)
+{
+    return snprintf(buf, len,
+                    "binary=%s\nstart_code=0x%" PRIx64 "\nend_code=0x%" PRIx64
+                    "\nentry=0x%" PRIx64 "\n", guest_binary.path,
+                    guest_binary.start_code, guest_binary.end_code,
+                    guest_binary.entry);
+}
+
 const char *meta_text(void)
 {
     static char meta[8192];
     const struct qtrace_arch *arch = qtrace_arch_by_name(cfg.target);
-    bool have_binary = atomic_load(&guest_binary.ready);
     char events[2048];
     char created[64];
     time_t now = time(NULL);
     struct tm tm;
+    int n;
 
     evsel_fmt(cfg.sel, events, sizeof(events));
     strftime(created, sizeof(created), "%Y-%m-%dT%H:%M:%SZ",
              gmtime_r(&now, &tm));
-    snprintf(meta, sizeof(meta),
-             "format=%d\nqtrace=%s\narch=%s\nword_bits=%u\nendian=%s\n"
-             "qemu=%s\nplugin_api=%d\nmode=%s\nbinary=%s\n"
-             "start_code=0x%" PRIx64 "\nend_code=0x%" PRIx64
-             "\nentry=0x%" PRIx64 "\ntime=insns\ncreated=%s\nevents=%s\n",
-             QTRACE_FORMAT_VERSION, QTRACE_VERSION, cfg.target,
-             arch ? arch->word_bits : 0,
-             arch && arch->big_endian ? "big" : "little",
-             cfg.qemu_version, qc_api(),
-             cfg.system_mode ? "system" : "user",
-             have_binary ? guest_binary.path : "",
-             have_binary ? guest_binary.start_code : 0,
-             have_binary ? guest_binary.end_code : 0,
-             have_binary ? guest_binary.entry : 0,
-             created, events);
+    n = snprintf(meta, sizeof(meta),
+                 "format=%d\nqtrace=%s\narch=%s\nword_bits=%u\nendian=%s\n"
+                 "qemu=%s\nplugin_api=%d\nmode=%s\ntime=insns\n"
+                 "created=%s\nevents=%s\n",
+                 QTRACE_FORMAT_VERSION, QTRACE_VERSION, cfg.target,
+                 arch ? arch->word_bits : 0,
+                 arch && arch->big_endian ? "big" : "little",
+                 cfg.qemu_version, qc_api(),
+                 cfg.system_mode ? "system" : "user", created, events);
+    if (atomic_load(&guest_binary.ready) && n > 0 &&
+        (size_t)n < sizeof(meta)) {
+        fmt_binary(meta + n, sizeof(meta) - (size_t)n);
+    }
     return meta;
+}
+
+const char *meta_info_text(void)
+{
+    static char info[1200];
+
+    if (!atomic_load(&guest_binary.ready)) {
+        return NULL;
+    }
+    fmt_binary(info, sizeof(info));
+    return info;
 }

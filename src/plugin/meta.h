@@ -31,7 +31,17 @@ void meta_setup(const struct meta_cfg *cfg);
  */
 void meta_capture_binary(uint64_t first_pc);
 
-/* The META text, "key=value\n" lines (a sink_meta_fn). */
+/*
+ * The META text, "key=value\n" lines (a sink_meta_fn); the guest binary's
+ * keys only once they are known.
+ */
 const char *meta_text(void);
+
+/*
+ * The guest binary's keys (binary, start_code, end_code, entry) for the
+ * INFO chunk of a trace whose META went out before the guest ran; NULL
+ * while they are not known (and always in system mode).
+ */
+const char *meta_info_text(void);
 
 #endif /* QTRACE_PLUGIN_META_H */

@@ -239,6 +239,27 @@ static int parse_compress(struct options *opts, const char *value,
     return 0;
 }
 
+/*
+ * flush=MS: how old the oldest record not yet handed to the sinks may
+ * grow; a QEMU killed outright loses at most that much. 0 leaves chunks
+ * to fill up, as before the interval existed.
+ */
+static int parse_flush(struct options *opts, const char *value,
+                       struct qtrace_err *err)
+{
+    char *end;
+    long n;
+
+    errno = 0;
+    n = strtol(value, &end, 10);
+    if (end == value || *end || errno || n < 0 || n > 3600000) {
+        qtrace_err_set(err, "expected milliseconds from 0 to 3600000");
+        return -EINVAL;
+    }
+    opts->flush_ms = (uint32_t)n;
+    return 0;
+}
+
 static const struct option_desc option_table[] = {
     { "out", parse_out, "FILE       native trace file (default qtrace.qtr)" },
     { "events", parse_events,
@@ -266,6 +287,9 @@ static const struct option_desc option_table[] = {
       "zstd[:LEVEL]|off  compress the trace file's chunks on the writer "
       "thread (default zstd:1; negative levels are faster)" },
     { "chunk", parse_chunk, "SIZE       per-vCPU buffer (default 1M)" },
+    { "flush", parse_flush,
+      "MS         write what each vCPU recorded at least every MS "
+      "milliseconds (default 200; 0: only full chunks)" },
     { "buffer", parse_buffer,
       "SIZE       all buffers together (default 64M); a full buffer "
       "makes the vCPU wait" },
@@ -299,6 +323,7 @@ void options_init(struct options *opts, const struct qtrace_catalog *cat)
     opts->buffer_bytes = 64u << 20;
     opts->etrace_flags = ETRACE_F_EXEC;
     opts->etrace_stall_s = 10;
+    opts->flush_ms = 200;
 }
 
 void options_fini(struct options *opts)

@@ -33,6 +33,7 @@ struct options {
     bool lossy;                 /* lossy=on: drop chunks, never wait */
     bool compress;              /* compress=zstd[:LEVEL] (default) or off */
     int zstd_level;             /* its level */
+    uint32_t flush_ms;          /* flush=: oldest unwritten record, ms */
 };
 
 /* Defaults; cat must outlive opts. */

@@ -13,11 +13,13 @@
 
 #include "qtrace-events.h"
 #include "qtrace/catalog.h"
+#include "qtrace/syscall.h"
 #include "../format/chunk.h"
 #include "../format/etrace.h"
 #include "../qemu/qemu-compat.h"
 #include "calls.h"
 #include "entries.h"
+#include "fatal.h"
 #include "insn-extent.h"
 #include "maps.h"
 #include "mem.h"
@@ -57,6 +59,9 @@ static struct {
     bool packed;                /* vCPU chunks use the packed encoding */
     bool pack_mem;              /* accesses as mem packets (user, exec_tb) */
     bool mem_values;            /* QEMU gives accessed values (API 4+) */
+    int64_t exit_nr[2];         /* exit, exit_group (-1: unknown) */
+    atomic_int exit_status;     /* the guest's last exit() argument */
+    atomic_bool exit_seen;      /* exit_status is set */
     atomic_uint next_stream;
     atomic_uint_fast64_t next_order;    /* the next order point's seq */
     atomic_bool exited;
@@ -303,23 +308,28 @@ static void vcpu_syscall(qemu_plugin_id_t id, unsigned int vcpu_index,
         return;
     }
     mark_order(vc);
+    if (num == qt.exit_nr[0] || num == qt.exit_nr[1]) {
+        atomic_store(&qt.exit_status, (int)(a1 & 0xff));
+        atomic_store(&qt.exit_seen, true);
+    }
     if (qt.trace_calls) {
         calls_syscall(vcpu_index, num, vc->icount);
     }
     if (qt.trace_maps) {
         maps_syscall(vcpu_index, num, a2, a4, a5, a6);
     }
-    if (!qt.trace_syscall) {
-        return;
+    if (qt.trace_syscall) {
+        r = emit(vc, QTRACE_EV_SYSCALL, sizeof(*r), vc->icount);
+        r->num = num;
+        r->a1 = a1;
+        r->a2 = a2;
+        r->a3 = a3;
+        r->a4 = a4;
+        r->a5 = a5;
+        r->a6 = a6;
     }
-    r = emit(vc, QTRACE_EV_SYSCALL, sizeof(*r), vc->icount);
-    r->num = num;
-    r->a1 = a1;
-    r->a2 = a2;
-    r->a3 = a3;
-    r->a4 = a4;
-    r->a5 = a5;
-    r->a6 = a6;
+    /* It may block for long: the writer may flush its chunk meanwhile. */
+    vbuf_park(&vc->buf);
 }
 
 static void vcpu_syscall_ret(qemu_plugin_id_t id, unsigned int vcpu_index,
@@ -332,6 +342,7 @@ static void vcpu_syscall_ret(qemu_plugin_id_t id, unsigned int vcpu_index,
     if (!vc) {
         return;
     }
+    vbuf_unpark(&vc->buf);
     mark_order(vc);
     if (qt.trace_calls) {
         calls_syscall_ret(vcpu_index, num, vc->icount);
@@ -383,7 +394,32 @@ static void stop_stream(struct vcpu *vc)
     if (keeps_icount()) {
         writer_insns_add(vc->icount);
     }
+    vbuf_unpark(&vc->buf);
     vbuf_stop(&vc->buf);
+}
+
+/*
+ * System mode: a vCPU waiting for an interrupt records nothing, and the
+ * writer may flush its chunk meanwhile.
+ */
+static void vcpu_idle(qemu_plugin_id_t id, unsigned int vcpu_index)
+{
+    struct vcpu *vc = vcpu_of(vcpu_index);
+
+    (void)id;
+    if (vc && vc->live) {
+        vbuf_park(&vc->buf);
+    }
+}
+
+static void vcpu_resume(qemu_plugin_id_t id, unsigned int vcpu_index)
+{
+    struct vcpu *vc = vcpu_of(vcpu_index);
+
+    (void)id;
+    if (vc) {
+        vbuf_unpark(&vc->buf);
+    }
 }
 
 static void vcpu_init(qemu_plugin_id_t id, unsigned int vcpu_index)
@@ -438,6 +474,7 @@ static void vcpu_exit(qemu_plugin_id_t id, unsigned int vcpu_index)
     if (!vc || !vc->live) {
         return;
     }
+    vbuf_unpark(&vc->buf);
     if (qt.trace_calls) {
         calls_vcpu_stop(vcpu_index, vc->icount);
     }
@@ -705,12 +742,40 @@ static void plugin_flush(qemu_plugin_id_t id)
 
 /* ---- exit ---- */
 
-static void plugin_exit(qemu_plugin_id_t id, void *udata)
+/*
+ * The END lines after exit=: how the guest ended (sig > 0: the signal it
+ * died of, else its exit status when known) and the call tracker's
+ * counters. Static: the writer reads it until it stops.
+ */
+static void set_end_extra(int sig)
+{
+    static char extra[256];
+    char counts[128] = "";
+    int n;
+
+    if (qt.trace_calls) {
+        calls_fmt_counts(counts, sizeof(counts));
+    }
+    if (sig > 0) {
+        n = snprintf(extra, sizeof(extra), "signal=%d\n", sig);
+    } else if (atomic_load(&qt.exit_seen)) {
+        n = snprintf(extra, sizeof(extra), "status=%d\n",
+                     atomic_load(&qt.exit_status));
+    } else {
+        n = 0;
+    }
+    snprintf(extra + n, sizeof(extra) - (size_t)n, "%s", counts);
+    writer_set_end_extra(extra);
+}
+
+/*
+ * Write everything recorded and the END chunk, once, at QEMU's exit or
+ * just before it dies of signal sig (0: an exit).
+ */
+static void finish_trace(int sig)
 {
     unsigned int i;
 
-    (void)id;
-    (void)udata;
     if (atomic_exchange(&qt.exited, true)) {
         return;
     }
@@ -726,13 +791,40 @@ static void plugin_exit(qemu_plugin_id_t id, void *udata)
             stop_stream(&vcpus[i]);
         }
     }
-    if (qt.trace_calls) {
-        static char counts[128];
+    set_end_extra(sig);
+    writer_stop(sig > 0 ? "signal" : "exit");
+}
 
-        calls_fmt_counts(counts, sizeof(counts));
-        writer_set_end_extra(counts);
+static void plugin_exit(qemu_plugin_id_t id, void *udata)
+{
+    (void)id;
+    (void)udata;
+    finish_trace(0);
+}
+
+/* User mode: the guest dies of sig (fatal.h); QEMU exits right after. */
+static void guest_killed(int sig)
+{
+    finish_trace(sig);
+}
+
+/* The numbers of exit and exit_group for the target, -1 if unknown. */
+static void find_exit_syscalls(void)
+{
+    const struct qtrace_syscall_table *t =
+        qtrace_syscall_table_find(qt.target);
+    int64_t nr;
+
+    qt.exit_nr[0] = qt.exit_nr[1] = -1;
+    for (nr = 0; t && nr < 1024; nr++) {
+        const char *name = qtrace_syscall_name(t, nr);
+
+        if (name && strcmp(name, "exit") == 0) {
+            qt.exit_nr[0] = nr;
+        } else if (name && strcmp(name, "exit_group") == 0) {
+            qt.exit_nr[1] = nr;
+        }
     }
-    writer_stop("exit");
 }
 
 /* ---- install ---- */
@@ -865,8 +957,8 @@ static void prefix_err(struct qtrace_err *err, const char *prefix)
     qtrace_err_set(err, "%s%s", prefix, msg);
 }
 
-static int open_sinks(const qemu_info_t *info, struct sink **sinks,
-                      size_t *n_sinks, struct qtrace_err *err)
+static int open_sinks(struct sink **sinks, size_t *n_sinks,
+                      struct qtrace_err *err)
 {
     *n_sinks = 0;
     if (!qt.opts.out && !qt.opts.log && !qt.opts.etrace &&
@@ -876,7 +968,7 @@ static int open_sinks(const qemu_info_t *info, struct sink **sinks,
     if (qt.opts.out) {
         struct sink_file_cfg cfg = {
             .path = qt.opts.out, .meta = meta_text,
-            .meta_now = info->system_emulation,
+            .info = meta_info_text,
             .catalog = qtrace_catalog_text, .compress = qt.opts.compress,
             .zstd_level = qt.opts.zstd_level,
         };
@@ -925,16 +1017,18 @@ static int open_sinks(const qemu_info_t *info, struct sink **sinks,
 
 static void register_callbacks(qemu_plugin_id_t id)
 {
-    bool hooks = qt.trace_calls || qt.trace_maps || qt.trace_order;
-
     qemu_plugin_register_vcpu_init_cb(id, vcpu_init);
     qemu_plugin_register_vcpu_exit_cb(id, vcpu_exit);
     qemu_plugin_register_vcpu_tb_trans_cb(id, vcpu_tb_trans);
-    if (qt.trace_syscall || hooks) {
-        qemu_plugin_register_vcpu_syscall_cb(id, vcpu_syscall);
-    }
-    if (qt.trace_syscall_ret || hooks) {
-        qemu_plugin_register_vcpu_syscall_ret_cb(id, vcpu_syscall_ret);
+    /*
+     * Always: a system call parks the vCPU for the flush interval, and
+     * exit_group carries the guest's exit status.
+     */
+    qemu_plugin_register_vcpu_syscall_cb(id, vcpu_syscall);
+    qemu_plugin_register_vcpu_syscall_ret_cb(id, vcpu_syscall_ret);
+    if (qt.system_mode) {
+        qemu_plugin_register_vcpu_idle_cb(id, vcpu_idle);
+        qemu_plugin_register_vcpu_resume_cb(id, vcpu_resume);
     }
     qemu_plugin_register_flush_cb(id, plugin_flush);
     qemu_plugin_register_atexit_cb(id, plugin_exit, NULL);
@@ -982,19 +1076,25 @@ int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
         .system_mode = qt.system_mode, .trace_maps = qt.trace_maps,
         .sel = &qt.opts.sel,
     });
-    if (open_sinks(info, sinks, &n_sinks, &err) < 0) {
+    if (open_sinks(sinks, &n_sinks, &err) < 0) {
         fprintf(stderr, "qtrace: %s\n", err.msg);
         return -1;
     }
     cfg.chunk_bytes = qt.opts.chunk_bytes;
     cfg.buffer_bytes = qt.opts.buffer_bytes;
     writer_set_status_file(qt.opts.status_file);
+    cfg.flush_ms = qt.opts.flush_ms;
     if (writer_start(&cfg, sinks, n_sinks, &err) < 0) {
         fprintf(stderr, "qtrace: %s\n", err.msg);
         return -1;
     }
     if (keeps_icount() || qt.trace_tb_count) {
         writer_insns_enable();
+    }
+    find_exit_syscalls();
+    if (!qt.system_mode) {
+        /* Without it, a guest killed by a signal loses flush= ms. */
+        fatal_hook_install(guest_killed);
     }
     register_callbacks(id);
     return 0;

@@ -45,26 +45,29 @@ struct zcost {
 
 struct sink_file {
     struct sink base;
-    int fd;                     /* until the writer takes it over */
-    struct qtrace_writer *w;    /* NULL until the first chunk */
-    sink_meta_fn meta;
-    const char *catalog;
+    struct qtrace_writer *w;    /* NULL once closed */
+    sink_meta_fn info;          /* the INFO chunk's lines, NULL: none */
+    bool info_done;             /* INFO written, or too late for it */
     struct zchunk_deflater *z;  /* NULL: chunks go out as they are */
     struct zcost cost;
 };
 
-/* Header and META go out with the first chunk (or at close). */
-static int start_file(struct sink_file *f)
+/*
+ * The INFO chunk, right after META (docs/format.md): only before the
+ * first DATA chunk, where readers look for it.
+ */
+static int write_info(struct sink_file *f)
 {
+    const char *text = f->info ? f->info() : NULL;
     struct qtrace_err err;
     int ret;
 
-    if (f->w) {
+    if (f->info_done || !text) {
         return 0;
     }
-    ret = qtrace_writer_open_fd(&f->w, f->fd, f->base.target, f->meta(),
-                                f->catalog, &err);
-    f->fd = -1;     /* owned by the writer now, or closed by it */
+    f->info_done = true;
+    ret = qtrace_writer_chunk(f->w, QTRACE_CHUNK_INFO, 0, 0, text,
+                              (uint32_t)strlen(text), &err);
     if (ret < 0) {
         sink_fail(&f->base, err.msg);
     }
@@ -176,9 +179,10 @@ static int file_chunk(struct sink *s, const struct chunk *c)
     uint32_t len = c->len;
     const void *payload;
     struct qtrace_err err;
-    int ret = start_file(f);
+    int ret = write_info(f);
     uint64_t t0;
 
+    f->info_done = true;
     if (ret < 0) {
         return ret;
     }
@@ -204,11 +208,11 @@ static int file_close(struct sink *s, const char *end)
     struct qtrace_err err;
     int ret;
 
-    if (!s->failed && start_file(f) < 0) {
-        return -EIO;
-    }
     if (!f->w) {
         return -EIO;
+    }
+    if (!s->failed) {
+        write_info(f);
     }
     /* After a failure the END would sit after a gap: leave it out. */
     ret = qtrace_writer_close(f->w, s->failed ? NULL : end, &err);
@@ -223,8 +227,8 @@ static void file_free(struct sink *s)
 {
     struct sink_file *f = (struct sink_file *)s;
 
-    if (f->fd >= 0) {
-        close(f->fd);
+    if (f->w) {
+        qtrace_writer_close(f->w, NULL, &(struct qtrace_err){ "" });
     }
     zchunk_deflater_free(f->z);
     free(s->target);
@@ -252,27 +256,17 @@ struct sink *sink_file_new(const struct sink_file_cfg *cfg,
         free(f);
         return NULL;
     }
-    /* Created now so that a bad path fails the load, not the exit. */
-    f->fd = open(cfg->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (f->fd < 0) {
-        qtrace_err_set(err, "%s: %s", cfg->path, strerror(errno));
-        zchunk_deflater_free(f->z);
-        free(f);
-        return NULL;
-    }
-    f->meta = cfg->meta;
-    f->catalog = cfg->catalog;
+    f->info = cfg->info;
     f->base.ops = &sink_file_ops;
     f->base.target = strdup(cfg->path);
-    if (cfg->meta_now) {
-        int ret = qtrace_writer_open_fd(&f->w, f->fd, cfg->path, cfg->meta(),
-                                        cfg->catalog, err);
-
-        f->fd = -1;     /* owned by the writer now, or closed by it */
-        if (ret < 0) {
-            file_free(&f->base);
-            return NULL;
-        }
+    /*
+     * Header and META now: a bad path fails the load, and a QEMU that
+     * dies at any later moment leaves a file that opens.
+     */
+    if (qtrace_writer_open(&f->w, cfg->path, cfg->meta(), cfg->catalog,
+                           err) < 0) {
+        file_free(&f->base);
+        return NULL;
     }
     return &f->base;
 }

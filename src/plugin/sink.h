@@ -34,21 +34,22 @@ struct sink {
 };
 
 /*
- * The META text (key=value lines) of a trace, built when the first chunk
- * is written: in user mode QEMU knows the guest binary only once it runs.
+ * Key=value lines about the trace: its META text, or lines learnt later
+ * (NULL while there are none yet).
  */
 typedef const char *(*sink_meta_fn)(void);
 
 /*
- * Native trace file, created (and checked) now. With meta_now the header
- * and META are written at once (system mode: nothing to wait for, and a
- * QEMU killed before its first chunk still leaves a readable file);
- * otherwise with the first chunk.
+ * Native trace file, created (and checked) now, its header and META
+ * chunk written at once so that a QEMU killed at any moment leaves a
+ * readable file. What info gives (the user-mode guest binary, known once
+ * the guest runs) goes into an INFO chunk just before the first DATA
+ * chunk, or at close.
  */
 struct sink_file_cfg {
     const char *path;
     sink_meta_fn meta;
-    bool meta_now;
+    sink_meta_fn info;
     const char *catalog;            /* trace-events text for META */
     bool compress;                  /* zstd DATA chunks */
     int zstd_level;

@@ -3,6 +3,8 @@
  * The slow side of the per-vCPU buffers (see vbuf.h): chunk hand-over to
  * the writer, once per chunk, on the vCPU's own thread.
  */
+#include <sched.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "qtrace/format.h"
@@ -10,7 +12,9 @@
 #include "vbuf.h"
 #include "writer.h"
 
-_Static_assert(sizeof(struct vbuf) == 64, "struct vbuf: one cache line");
+/* What every record reads and writes sits in the first cache line. */
+_Static_assert(offsetof(struct vbuf, chunk) < 64,
+               "struct vbuf: pos and end in one cache line");
 
 /*
  * Records reserved after tracing stopped land here and are counted as
@@ -49,7 +53,18 @@ static void detach(struct vbuf *vb)
     vb->n_records = 0;
     vb->chunk = NULL;
     vb->pos = vb->end = scratch;
+    atomic_fetch_add_explicit(&vb->handovers, 1, memory_order_relaxed);
     writer_chunk_put(c);
+}
+
+/*
+ * Whether size more bytes fit in the chunk as allocated: true when the
+ * slow path was entered only because the writer lowered the limit.
+ */
+static bool has_room(const struct vbuf *vb, uint32_t size)
+{
+    return vb->chunk &&
+           (size_t)(vb->pos - vb->chunk->data) + size <= vb->chunk->cap;
 }
 
 void vbuf_start(struct vbuf *vb, uint32_t vcpu, uint32_t stream,
@@ -59,6 +74,48 @@ void vbuf_start(struct vbuf *vb, uint32_t vcpu, uint32_t stream,
     vb->stream = stream;
     vb->flags = flags;
     attach(vb, writer_is_stopping() ? NULL : writer_chunk_get());
+    if (!vb->watched) {
+        vb->watched = true;
+        writer_watch(vb);
+    }
+}
+
+void vbuf_unpark(struct vbuf *vb)
+{
+    int state = VBUF_PARKED;
+
+    while (!atomic_compare_exchange_weak_explicit(&vb->park, &state,
+                                                  VBUF_RUNNING,
+                                                  memory_order_acquire,
+                                                  memory_order_relaxed)) {
+        if (state == VBUF_RUNNING) {
+            return;
+        }
+        /* TAKEN: the writer is handing the chunk over right now. */
+        state = VBUF_PARKED;
+        sched_yield();
+    }
+}
+
+bool vbuf_flush_parked(struct vbuf *vb)
+{
+    int state = VBUF_PARKED;
+
+    if (!atomic_compare_exchange_strong_explicit(&vb->park, &state,
+                                                 VBUF_TAKEN,
+                                                 memory_order_acquire,
+                                                 memory_order_relaxed)) {
+        return false;
+    }
+    /*
+     * The vCPU is out of guest code and waits for the vbuf back: its
+     * next record attaches a fresh chunk through the slow path.
+     */
+    if (vb->chunk && vb->pos > vb->chunk->data) {
+        detach(vb);
+    }
+    atomic_store_explicit(&vb->park, VBUF_PARKED, memory_order_release);
+    return true;
 }
 
 void vbuf_stop(struct vbuf *vb)
@@ -88,6 +145,7 @@ static void drop_contents(struct vbuf *vb)
 
 void *vbuf_reserve_slow(struct vbuf *vb, uint32_t size)
 {
+    bool flush_only = has_room(vb, size);
     uint8_t *p;
 
     if (vb->lossy && vb->chunk && !writer_is_stopping()) {
@@ -96,6 +154,9 @@ void *vbuf_reserve_slow(struct vbuf *vb, uint32_t size)
         if (next) {
             detach(vb);
             attach(vb, next);
+        } else if (flush_only) {
+            /* Asked to flush, no chunk to go on with: keep filling. */
+            vb->end = vb->chunk->data + vb->chunk->cap;
         } else {
             drop_contents(vb);
         }

@@ -9,6 +9,7 @@
 #ifndef QTRACE_PLUGIN_VBUF_H
 #define QTRACE_PLUGIN_VBUF_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -32,10 +33,25 @@ struct chunk {
 
 struct pack_state;
 
-/* 64 bytes: the vCPU's counters after it start a cache line (vcpu.h). */
+/*
+ * Who may touch a vbuf besides its vCPU: while the vCPU is PARKED (in a
+ * system call, or idle in system mode) the writer thread may take it
+ * (TAKEN) to hand its partial chunk over, and gives it back PARKED.
+ */
+enum vbuf_park {
+    VBUF_RUNNING,
+    VBUF_PARKED,
+    VBUF_TAKEN,
+};
+
 struct vbuf {
     uint8_t *pos;               /* next free byte in chunk->data */
-    uint8_t *end;               /* chunk->data + cap */
+    /*
+     * chunk->data + cap: the limit the fast path compares against. The
+     * writer thread lowers it (vbuf_ask_flush) to make the next record
+     * take the slow path, which hands the partial chunk over.
+     */
+    uint8_t *end;
     struct chunk *chunk;        /* NULL before start and after stop */
     uint32_t vcpu;
     uint32_t stream;
@@ -46,6 +62,9 @@ struct vbuf {
     const uint64_t *icount;     /* the vCPU's instruction count, or NULL */
     /* Called after a drop, with the chunk emptied, to mark the gap. */
     void (*on_drop)(struct vbuf *vb, uint64_t lost);
+    atomic_uint handovers;      /* chunks handed over (writer reads it) */
+    atomic_int park;            /* enum vbuf_park */
+    bool watched;               /* known to the flush timer */
 };
 
 /*
@@ -57,6 +76,35 @@ void vbuf_start(struct vbuf *vb, uint32_t vcpu, uint32_t stream,
 
 /* Hand the current chunk (even partly filled) to the writer and detach. */
 void vbuf_stop(struct vbuf *vb);
+
+/*
+ * Writer thread, for a vCPU that has kept its chunk too long: its next
+ * record takes the slow path, which hands the chunk over however full.
+ * Costs the vCPU nothing until then (no flag to test on the fast path).
+ */
+static inline void vbuf_ask_flush(struct vbuf *vb)
+{
+    /* Below any chunk: every reservation compares greater. */
+    __atomic_store_n(&vb->end, (uint8_t *)0, __ATOMIC_RELAXED);
+}
+
+/* vCPU thread: from now until vbuf_unpark it records nothing. */
+static inline void vbuf_park(struct vbuf *vb)
+{
+    atomic_store_explicit(&vb->park, VBUF_PARKED, memory_order_release);
+}
+
+/*
+ * vCPU thread (or the exit path, for any vCPU): back to recording; waits
+ * while the writer thread holds the vbuf (a few microseconds).
+ */
+void vbuf_unpark(struct vbuf *vb);
+
+/*
+ * Writer thread: if vb's vCPU is parked, hand its partial chunk over and
+ * return true; false when it runs (vbuf_ask_flush is the way then).
+ */
+bool vbuf_flush_parked(struct vbuf *vb);
 
 /* Out of line: submit the full chunk and continue in a new one. */
 void *vbuf_reserve_slow(struct vbuf *vb, uint32_t size);

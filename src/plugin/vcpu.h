@@ -22,7 +22,13 @@
  */
 struct vcpu {
     struct vbuf buf;
-    uint64_t icount;            /* instructions of blocks entered */
+    /*
+     * The block callbacks' counters start a cache line of their own,
+     * whatever vbuf's size: its tail (park, handovers) is what the
+     * writer thread touches.
+     */
+    uint64_t icount __attribute__((aligned(64)));   /* instructions of
+                                                       blocks entered */
     uint64_t tb_time;           /* icount when the current block began */
     struct calls_hot calls;     /* the call tracker's, if it runs */
     bool live;

@@ -13,9 +13,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "qtrace/format.h"
+#include "flush.h"
 #include "pack.h"
 #include "sink.h"
 #include "writer.h"
@@ -315,17 +317,49 @@ static void writer_after_fork_child(void)
     w.stop_thread = true;
     w.started = false;
     w.n_sinks = 0;
+    flush_after_fork_child();
+}
+
+void writer_watch(struct vbuf *vb)
+{
+    flush_watch(vb);
+}
+
+/*
+ * Wait for a queued chunk or the next flush look, whichever comes first;
+ * the look itself runs unlocked (it may queue chunks). Caller holds
+ * w.lock, and holds it again on return.
+ */
+static void wait_for_work_locked(uint64_t deadline)
+{
+    struct timespec ts;
+
+    while (!w.head && !w.stop_thread) {
+        if (deadline == UINT64_MAX) {
+            pthread_cond_wait(&w.work, &w.lock);
+            continue;
+        }
+        ts.tv_sec = (time_t)(deadline / 1000000000u);
+        ts.tv_nsec = (long)(deadline % 1000000000u);
+        if (pthread_cond_timedwait(&w.work, &w.lock, &ts) == ETIMEDOUT) {
+            pthread_mutex_unlock(&w.lock);
+            deadline = flush_tick(flush_now_ns());
+            pthread_mutex_lock(&w.lock);
+        }
+    }
 }
 
 static void *writer_main(void *arg)
 {
     (void)arg;
     for (;;) {
+        /* Unlocked: taking a parked vCPU's chunk queues it. */
+        uint64_t deadline = flush_tick(flush_now_ns());
         struct chunk *c;
 
         pthread_mutex_lock(&w.lock);
-        while (!w.head && !w.stop_thread) {
-            pthread_cond_wait(&w.work, &w.lock);
+        if (!w.stop_thread) {
+            wait_for_work_locked(deadline);
         }
         c = w.head;
         if (!c) {
@@ -354,8 +388,15 @@ int writer_start(const struct writer_cfg *cfg, struct sink **sinks,
                  size_t n_sinks, struct qtrace_err *err)
 {
     sigset_t all, old;
+    pthread_condattr_t attr;
     int ret;
 
+    /* Deadlines of the flush interval count in CLOCK_MONOTONIC. */
+    pthread_condattr_init(&attr);
+    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+    pthread_cond_init(&w.work, &attr);
+    pthread_condattr_destroy(&attr);
+    flush_init(cfg->flush_ms);
     w.chunk_bytes = cfg->chunk_bytes;
     w.max_alloc = cfg->buffer_bytes / cfg->chunk_bytes;
     w.sinks = sinks;

@@ -20,6 +20,7 @@ struct sink;
 struct writer_cfg {
     size_t chunk_bytes;         /* capacity of one chunk */
     size_t buffer_bytes;        /* all chunks together (soft: see .c) */
+    uint32_t flush_ms;          /* oldest record's age bound, 0: none */
 };
 
 /*
@@ -32,6 +33,12 @@ void writer_set_status_file(const char *path);
 /* Start the thread with the given sinks (owned by the writer from now). */
 int writer_start(const struct writer_cfg *cfg, struct sink **sinks,
                  size_t n_sinks, struct qtrace_err *err);
+
+/*
+ * vb's chunks are to be written within the flush interval (flush.c); the
+ * vbuf must live until writer_stop. Called by vbuf_start, once per vbuf.
+ */
+void writer_watch(struct vbuf *vb);
 
 /* A free chunk; waits while the pool is exhausted. NULL once stopped. */
 struct chunk *writer_chunk_get(void);
