@@ -16,16 +16,28 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SPIN_ROUNDS 2000000
+#define SPIN_ROUNDS 5000
 
 volatile unsigned long crash_sink;  /* keeps the loops from being folded */
 int *volatile crash_null;           /* NULL, unknown to the optimiser */
 
+volatile double crash_real = 1e300;
+
+/* Four divisions: QEMU emulates each in a soft-float helper call. */
+#define DIV4 crash_real /= 1.0000001; crash_real /= 1.0000001; \
+             crash_real /= 1.0000001; crash_real /= 1.0000001
+
+/*
+ * Each round is one block made slow by its floating-point divisions: a
+ * second of spinning makes a trace small enough to dump quickly.
+ */
 __attribute__((noinline)) void crash_spin(unsigned long rounds)
 {
     unsigned long i;
 
     for (i = 0; rounds == 0 || i < rounds; i++) {
+        DIV4; DIV4; DIV4; DIV4; DIV4; DIV4; DIV4; DIV4;
+        DIV4; DIV4; DIV4; DIV4; DIV4; DIV4; DIV4; DIV4;
         crash_sink += i;
     }
 }
