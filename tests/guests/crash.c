@@ -16,30 +16,29 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SPIN_ROUNDS 100000
+#define SPIN_ROUNDS 5000
 
 volatile unsigned long crash_sink;  /* keeps the loops from being folded */
 int *volatile crash_null;           /* NULL, unknown to the optimiser */
 
-/*
- * A round is one long block (64 volatile updates, a few hundred
- * instructions): QEMU then runs a few million blocks a second rather than
- * hundreds of millions, so a trace of a killed spin stays small enough
- * for a test to read whole.
- */
-#define SINK1(i, k) (crash_sink += (i) ^ (k))
-#define SINK8(i, k) (SINK1(i, k), SINK1(i, k + 1), SINK1(i, k + 2), \
-                     SINK1(i, k + 3), SINK1(i, k + 4), SINK1(i, k + 5), \
-                     SINK1(i, k + 6), SINK1(i, k + 7))
-#define SINK64(i) (SINK8(i, 0), SINK8(i, 8), SINK8(i, 16), SINK8(i, 24), \
-                   SINK8(i, 32), SINK8(i, 40), SINK8(i, 48), SINK8(i, 56))
+volatile double crash_real = 1e300;
 
+/* Four divisions: QEMU emulates each in a soft-float helper call. */
+#define DIV4 crash_real /= 1.0000001; crash_real /= 1.0000001; \
+             crash_real /= 1.0000001; crash_real /= 1.0000001
+
+/*
+ * Each round is one block made slow by its floating-point divisions: a
+ * second of spinning makes a trace small enough to dump quickly.
+ */
 __attribute__((noinline)) void crash_spin(unsigned long rounds)
 {
     unsigned long i;
 
     for (i = 0; rounds == 0 || i < rounds; i++) {
-        SINK64(i);
+        DIV4; DIV4; DIV4; DIV4; DIV4; DIV4; DIV4; DIV4;
+        DIV4; DIV4; DIV4; DIV4; DIV4; DIV4; DIV4; DIV4;
+        crash_sink += i;
     }
 }
 
