@@ -108,10 +108,12 @@ def info_counts(qtrace, trace):
     for line in out.splitlines():
         if line == "events:":
             in_events = True
-        elif in_events and line.startswith("  "):
+        elif not line.startswith("  "):
+            in_events = False
+        if in_events and line.startswith("  "):
             name, value = line.split()
             counts[name] = int(value)
-        elif line.startswith("total:"):
+        if line.startswith("total:"):
             counts["total"] = int(line.split()[1])
         elif line.startswith("data_bytes:"):
             counts["data_bytes"] = int(line.split()[1])
