@@ -39,13 +39,27 @@ static mode_t new_mode(bool is_dir)
     return (is_dir ? 0777 : 0666) & ~mask;
 }
 
+/* A device, pipe or socket: something that is not replaced but fed. */
+static bool is_special(const char *path)
+{
+    struct stat st;
+
+    return stat(path, &st) == 0 && !S_ISREG(st.st_mode) &&
+           !S_ISDIR(st.st_mode);
+}
+
 int convert_out_begin(struct convert_out *o, const char *out, bool is_dir,
                       struct qtrace_err *err)
 {
     int fd, e;
 
     o->final = out;
+    o->path = out;
     o->is_dir = is_dir;
+    o->tmp = NULL;
+    if (is_special(out)) {
+        return 0;
+    }
     o->tmp = name_beside(out, "XXXXXX");
     if (!o->tmp) {
         qtrace_err_set(err, "%s: %s", out, strerror(ENOMEM));
@@ -70,6 +84,7 @@ int convert_out_begin(struct convert_out *o, const char *out, bool is_dir,
     if (!is_dir) {
         close(fd);
     }
+    o->path = o->tmp;
     return 0;
 }
 
@@ -125,6 +140,9 @@ int convert_out_commit(struct convert_out *o, struct qtrace_err *err)
     char *aside = NULL;
     int ret = 0;
 
+    if (!o->tmp) {
+        return 0;                       /* written in place */
+    }
     if (o->is_dir && (ret = move_old_dir(o, &aside, err)) < 0) {
         return ret;
     }

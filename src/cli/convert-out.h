@@ -3,7 +3,9 @@
  * Where `qtrace convert` writes: a temporary file or directory beside OUT
  * (same file system, so a rename can publish it), renamed to OUT when the
  * conversion succeeds and removed when it fails, so a failed conversion
- * leaves nothing behind and never half-replaces an older OUT.
+ * leaves nothing behind and never half-replaces an older OUT. An OUT
+ * that is neither a file nor a directory (/dev/null, a pipe) is written
+ * to as it is: a rename would replace the node itself.
  */
 #ifndef QTRACE_CLI_CONVERT_OUT_H
 #define QTRACE_CLI_CONVERT_OUT_H
@@ -14,7 +16,9 @@
 
 struct convert_out {
     const char *final;              /* OUT as the user gave it */
-    char *tmp;                      /* ".NAME.qtrace-XXXXXX" beside it */
+    const char *path;               /* where to write: tmp, or final */
+    char *tmp;                      /* ".NAME.qtrace-XXXXXX" beside it,
+                                       NULL when final is written to */
     bool is_dir;                    /* a directory (its files are flat) */
 };
 

@@ -129,7 +129,7 @@ static int convert_into(struct conv *cv, struct convert_out *o)
     struct qtrace_err read_err = { "" };
     int read_ret, ret;
 
-    ret = cv->ops->begin(cv, o->tmp, &err);
+    ret = cv->ops->begin(cv, o->path, &err);
     if (ret < 0) {
         report_err(o, err.msg);
         return ret;
@@ -155,7 +155,7 @@ static int run_conversion(const struct convert_opts *opts,
                           struct qtrace_reader *rd)
 {
     struct conv cv = { .rd = rd, .trace_path = opts->trace };
-    struct convert_out o = { NULL, NULL, false };
+    struct convert_out o = { NULL, NULL, NULL, false };
     struct qtrace_err err = { "" };
     int ret;
 

@@ -56,6 +56,23 @@ check_eq "convert --force over C source: status" 0 "$?"
 check_eq "convert --force over C source: an etrace file now" "etrace" \
     "$("$QTRACE" info "$SRC" | sed -n 's/^format: //p')"
 
+# A pipe (like /dev/null) is fed, never replaced by a renamed file.
+mkfifo "$WORK/pipe"
+cat "$WORK/pipe" > "$WORK/from-pipe" &
+reader=$!
+"$QTRACE" convert --to etrace "$T" "$WORK/pipe"
+check_eq "convert into a pipe: status" 0 "$?"
+if [ -p "$WORK/pipe" ]; then
+    pass "convert into a pipe: still a pipe"
+    wait "$reader"
+else
+    fail "convert into a pipe: the pipe was replaced"
+    kill "$reader" 2> /dev/null
+fi
+"$QTRACE" convert --to etrace "$T" "$WORK/direct.etr"
+check_eq "convert into a pipe: the bytes of a file conversion" "" \
+    "$(cmp "$WORK/direct.etr" "$WORK/from-pipe" 2>&1)"
+
 # A failed conversion keeps an older uftrace directory whole.
 if [ -x "$use_calls" ]; then
     "$QTRACE" record -e 'func_*,image_map' -o "$WORK/f.qtr" -- "$use_calls" \
