@@ -9,6 +9,7 @@
 # trace). Function addresses come from nm, not from qtrace.
 ARCH=$1
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/crash-lib.sh"
 use_guest crash "$ARCH"
 # QEMU writes the guest's core file into the current directory otherwise.
 ulimit -c 0
@@ -58,27 +59,6 @@ check_end() {
     check_eq "$1: qtrace info status" 0 "$?"
     check_grep "$1: $3" "^end: $3" "$2.info"
     check_grep "$1: has records" "^total: [1-9]" "$2.info"
-}
-
-# qemu_of PID: the QEMU process qtrace record PID started.
-qemu_of() {
-    cat "/proc/$1/task/$1/children" 2> /dev/null | awk '{ print $1 }'
-}
-
-# wait_rec PID: qtrace record's status; one that has not ended after 10 s
-# (a signal it did not pass on) has its QEMU killed, status 124.
-wait_rec() {
-    i=0
-    while kill -0 "$1" 2> /dev/null && [ $i -lt 100 ]; do
-        sleep 0.1
-        i=$((i + 1))
-    done
-    if kill -0 "$1" 2> /dev/null; then
-        kill -KILL "$(qemu_of "$1")" 2> /dev/null
-        wait "$1"
-        return 124
-    fi
-    wait "$1"
 }
 
 # wait_for_data TRACE: the guest spins, and its records reach the file

@@ -8,6 +8,7 @@
 # instruction (capstone's disassembly in qtrace dump).
 ARCH=$1
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/crash-lib.sh"
 need_qemu "$ARCH"
 SLEEP=/usr/bin/sleep
 [ -x "$SLEEP" ] || skip "no $SLEEP"
@@ -34,27 +35,6 @@ start() {
     rec=$!
     # sleep's start-up takes well under a second even traced.
     sleep 1.5
-}
-
-# qemu_of PID: the QEMU process qtrace record PID started.
-qemu_of() {
-    awk '{ print $1 }' "/proc/$1/task/$1/children" 2> /dev/null
-}
-
-# wait_rec PID: qtrace record's status; one that has not ended after 10 s
-# (a signal it did not pass on) has its QEMU killed, status 124.
-wait_rec() {
-    i=0
-    while kill -0 "$1" 2> /dev/null && [ $i -lt 100 ]; do
-        sleep 0.1
-        i=$((i + 1))
-    done
-    if kill -0 "$1" 2> /dev/null; then
-        kill -KILL "$(qemu_of "$1")" 2> /dev/null
-        wait "$1"
-        return 124
-    fi
-    wait "$1"
 }
 
 # check_trace WHAT TRACE END_REGEX
