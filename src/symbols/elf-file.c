@@ -14,6 +14,7 @@
 
 #include "debug-file.h"
 #include "elf-file.h"
+#include "open-file.h"
 #include "sym-collect.h"
 
 /* The guest page size QEMU maps with is at least this, at most a segment's
@@ -200,6 +201,7 @@ static int collect_tables(Elf *elf, Elf64_Word type, struct collect *col,
 static int collect_debug_file(const char *path, struct collect *col)
 {
     char *debug = debug_file_find(path);
+    struct qtrace_err why;
     bool found = false;
     Elf *elf;
     int fd, ret = 0;
@@ -207,7 +209,7 @@ static int collect_debug_file(const char *path, struct collect *col)
     if (!debug) {
         return 0;
     }
-    fd = open(debug, O_RDONLY | O_CLOEXEC);
+    fd = open_regular_file(debug, &why);
     elf = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
     if (elf && elf_kind(elf) == ELF_K_ELF) {
         ret = collect_tables(elf, SHT_SYMTAB, col, &found);
@@ -436,11 +438,9 @@ int elf_file_read(struct elf_file *f, const char *path,
         qtrace_err_set(err, "%s: libelf: %s", path, elf_errmsg(-1));
         return -EINVAL;
     }
-    fd = open(path, O_RDONLY | O_CLOEXEC);
+    fd = open_regular_file(path, err);
     if (fd < 0) {
-        ret = -errno;
-        qtrace_err_set(err, "%s: %s", path, strerror(errno));
-        return ret;
+        return fd;
     }
     elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
     if (!elf) {
