@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "evsel.h"
 
@@ -87,9 +88,16 @@ static int apply_file(struct evsel *sel, const char *path, bool *first,
 {
     char line[1024];
     unsigned int lineno = 0;
-    FILE *f = fopen(path, "r");
+    struct stat st;
+    FILE *f;
     int ret = 0;
 
+    /* A directory opens and reads as empty: the defaults would stay. */
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        qtrace_err_set(err, "@%s: not a regular file", path);
+        return -EINVAL;
+    }
+    f = fopen(path, "r");
     if (!f) {
         ret = -errno;
         qtrace_err_set(err, "@%s: %s", path, strerror(errno));

@@ -5,9 +5,11 @@
  * "key=value: " prefix.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "../format/etrace.h"
 #include "../format/zchunk.h"
@@ -371,6 +373,52 @@ static const char *option_keys(void)
     return keys;
 }
 
+/*
+ * Two outputs on one file would interleave or overwrite each other and
+ * leave a file no reader accepts: out=t.qtr,log=t.qtr. Files are the
+ * same by name, or by device and inode when they exist already.
+ */
+static bool same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+
+    if (strcmp(a, b) == 0) {
+        return true;
+    }
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 &&
+           sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+static int check_outputs_distinct(const struct options *opts,
+                                  struct qtrace_err *err)
+{
+    const struct {
+        const char *key, *path;
+    } outs[] = {
+        { "out", opts->out },
+        { "log", opts->log && strcmp(opts->log, "stderr") ? opts->log
+                                                            : NULL },
+        { "uftrace", opts->uftrace },
+        { "etrace", opts->etrace && strncmp(opts->etrace, "unix:", 5)
+                        ? opts->etrace : NULL },
+        { "status", opts->status_file },
+    };
+    size_t n = sizeof(outs) / sizeof(outs[0]), i, j;
+
+    for (i = 0; i < n; i++) {
+        for (j = i + 1; j < n && outs[i].path; j++) {
+            if (outs[j].path && same_file(outs[i].path, outs[j].path)) {
+                qtrace_err_set(err, "%s=%s and %s=%s: one file for two "
+                               "outputs (each would spoil the other)",
+                               outs[i].key, outs[i].path, outs[j].key,
+                               outs[j].path);
+                return -EINVAL;
+            }
+        }
+    }
+    return 0;
+}
+
 int options_parse(struct options *opts, int argc, char **argv,
                   struct qtrace_err *err)
 {
@@ -411,6 +459,9 @@ int options_parse(struct options *opts, int argc, char **argv,
         }
     }
     evsel_apply_implications(&opts->sel);
+    if (check_outputs_distinct(opts, err) < 0) {
+        return -EINVAL;
+    }
     if (opts->chunk_bytes * 2 > opts->buffer_bytes) {
         qtrace_err_set(err, "buffer=%zu: must hold at least two chunks "
                        "of %zu bytes", opts->buffer_bytes, opts->chunk_bytes);
