@@ -46,10 +46,12 @@ exits=$(awk -v end="${end:-0}" '$3 != 0 && $5 ~ /^exit\(/ && $1 < end' \
 check_eq "worker exits before main's exit_group" 4 "$exits"
 
 # Interleaved: the unit changes from record to record (EXEC and NOTE)
-# many more times than once per vCPU.
+# many more times than once per vCPU. Written stream after stream, the 5
+# vCPUs give about 5 changes; in run order 15 to 30 were seen (the exact
+# number depends on how the threads' system calls fell), so at least 10.
 switches=$(awk '$1 == "E" || $1 == "N" { if (NR > 1 && $2 != u) n++; u = $2 }
                 END { print n + 0 }' "$WORK/peer")
-if [ "$switches" -ge 16 ]; then
+if [ "$switches" -ge 10 ]; then
     pass "records of the vCPUs interleave ($switches unit changes)"
 else
     fail "records of the vCPUs do not interleave ($switches unit changes)"
