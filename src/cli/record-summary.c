@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * qtrace record's closing line (see record-summary.h). Only the END
- * chunk is read, so the line costs the same for any size of trace.
+ * qtrace record's closing line (see record-summary.h). The trace itself
+ * is not read, so the line costs the same for any size of trace.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -9,7 +9,6 @@
 
 #include "cli.h"
 #include "record-summary.h"
-#include "trace-end.h"
 
 void record_summary_begin(struct record_summary *s, const char *path)
 {
@@ -53,44 +52,26 @@ void record_summary_fmt_size(char *buf, size_t len, unsigned long long bytes)
     snprintf(buf, len, "%.1f %s", v, units[u]);
 }
 
-/* "N instructions, " when the END chunk counted them, else nothing. */
-static void fmt_insns(char *buf, size_t len, const struct kv_list *end)
+void record_summary_print(const struct record_summary *s,
+                          const struct record_verdict *v)
 {
-    const char *insns = kv_get(end, "insns");
+    struct stat st;
+    char size[32], insns[64] = "";
 
-    buf[0] = '\0';
-    if (insns) {
-        snprintf(buf, len, "%s instructions, ", insns);
-    }
-}
-
-void record_summary_print(const struct record_summary *s)
-{
-    struct kv_list end;
-    struct qtrace_err err;
-    uint64_t bytes = 0;
-    char size[32], insns[64];
-    const char *records, *lost;
-    int ret;
-
-    if (is_unwritten(s)) {
+    if (is_unwritten(s) || stat(s->path, &st) < 0) {
         return;
     }
-    ret = trace_end_read(s->path, &end, &bytes, &err);
-    if (ret < 0) {
-        cli_error("record", "%s: %s", s->path, err.msg);
-        return;
-    }
-    record_summary_fmt_size(size, sizeof(size), bytes);
-    if (ret == 0) {
+    record_summary_fmt_size(size, sizeof(size),
+                            (unsigned long long)st.st_size);
+    if (!v->known) {
         cli_error("record", "%s, no END chunk (the recording did not "
                   "finish) -> %s", size, s->path);
         return;
     }
-    fmt_insns(insns, sizeof(insns), &end);
-    records = kv_get(&end, "records");
-    lost = kv_get(&end, "lost");
-    cli_error("record", "%s%s records, %s, %s lost -> %s", insns,
-              records ? records : "?", size, lost ? lost : "?", s->path);
-    kv_fini(&end);
+    if (v->has_insns) {
+        snprintf(insns, sizeof(insns), "%" PRIu64 " instructions, ",
+                 v->insns);
+    }
+    cli_error("record", "%s%" PRIu64 " records, %s, %" PRIu64
+              " lost -> %s", insns, v->records, size, v->lost, s->path);
 }

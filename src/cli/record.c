@@ -628,15 +628,6 @@ static int add_status_option(struct record_opts *opts, char **path,
     return add_option(opts, *kv);
 }
 
-/* QEMU's status, turned into 1 when the trace lost anything. */
-static int judge_recording(const struct record_opts *opts,
-                           const char *status_path, int qemu_status)
-{
-    struct record_verdict v;
-
-    record_verdict_read(status_path, &v);
-    return record_verdict_status(opts->out, &v, qemu_status);
-}
 
 /*
  * As in a shell, the current directory is not searched: a file of that
@@ -748,6 +739,7 @@ int cmd_record(int argc, char **argv)
     struct launch launch = { NULL, false, NULL };
     struct plugin_args pa = { NULL, NULL, NULL, NULL, 0 };
     struct record_summary summary;
+    struct record_verdict verdict;
     char *qemu = NULL, *plugin = NULL, *plugin_arg = NULL;
     char **qemu_argv = NULL;
     char *status_path = NULL, *status_kv = NULL;
@@ -781,10 +773,12 @@ int cmd_record(int argc, char **argv)
         }
         record_summary_begin(&summary, opts.out);
         ret = run_qemu(qemu_argv);
+        /* The plugin's totals: for the summary, and lost or failed. */
+        record_verdict_read(status_path, &verdict);
         if (!opts.quiet) {
-            record_summary_print(&summary);
+            record_summary_print(&summary, &verdict);
         }
-        ret = judge_recording(&opts, status_path, ret);
+        ret = record_verdict_status(opts.out, &verdict, ret);
     }
     record_verdict_remove(status_path);
     free(status_path);
