@@ -9,13 +9,16 @@
 
 /*
  * Statuses a command returns. CLI_HELP means "--help was printed": main.c
- * turns it into 0. record also returns the guest's status (0..255).
+ * turns it into 0. CLI_INCOMPLETE: the output is whole for what the trace
+ * holds, but the trace has no END chunk (trace-end.h); reading commands
+ * only. record also returns the guest's status (0..255).
  */
 enum {
     CLI_HELP = -1,
     CLI_OK = 0,
     CLI_FAIL = 1,
     CLI_USAGE = 2,
+    CLI_INCOMPLETE = 3,
 };
 
 /*

@@ -18,6 +18,7 @@
 #include "out-guard.h"
 #include "progress.h"
 #include "qtrace/reader.h"
+#include "trace-end.h"
 
 struct convert_opts {
     const char *to;                 /* --to NAME, required */
@@ -121,7 +122,8 @@ static void report_err(const struct convert_out *o, const char *msg)
 
 /*
  * Convert into the temporary; 0, or CLI_FAIL after reporting. A trace
- * that stops early still gives an OUT (what was read), and CLI_FAIL.
+ * that stops early still gives an OUT (what was read), and CLI_FAIL;
+ * one without its END chunk gives a whole OUT and CLI_INCOMPLETE.
  */
 static int convert_into(struct conv *cv, struct convert_out *o)
 {
@@ -148,7 +150,7 @@ static int convert_into(struct conv *cv, struct convert_out *o)
         cli_error("convert", "%s: %s", cv->trace_path, read_err.msg);
         return CLI_FAIL;
     }
-    return CLI_OK;
+    return trace_end_check("convert", cv->trace_path, cv->rd);
 }
 
 static int run_conversion(const struct convert_opts *opts,
@@ -177,7 +179,7 @@ static int run_conversion(const struct convert_opts *opts,
     ret = convert_into(&cv, &o);
     convert_out_discard(&o);
     free(cv.priv);
-    return ret == CLI_OK ? CLI_OK : CLI_FAIL;
+    return ret == CLI_OK || ret == CLI_INCOMPLETE ? ret : CLI_FAIL;
 }
 
 int cmd_convert(int argc, char **argv)

@@ -19,6 +19,7 @@
 #include "cli.h"
 #include "progress.h"
 #include "qtrace/reader.h"
+#include "trace-end.h"
 
 struct info_opts {
     const char *path;               /* trace file, required */
@@ -429,6 +430,8 @@ int cmd_info(int argc, char **argv)
             fflush(stdout);
             cli_error("info", "%s: %s", opts.path, c->err.msg);
             ret = CLI_FAIL;
+        } else {
+            ret = trace_end_check("info", opts.path, rd);
         }
     }
     g_hash_table_destroy(c->streams);

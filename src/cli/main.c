@@ -116,7 +116,9 @@ static int finish_stdout(const char *who, int status)
     if (err != 0) {
         fprintf(stderr, "qtrace%s%s: standard output: %s\n",
                 *who ? " " : "", who, strerror(err));
-        return status == CLI_OK ? CLI_FAIL : status;
+        /* Output lost is worse than a trace without its END. */
+        return status == CLI_OK || status == CLI_INCOMPLETE ? CLI_FAIL
+                                                           : status;
     }
     return status;
 }

@@ -21,6 +21,7 @@
 #include "guest-syms.h"
 #include "qtrace/callstack.h"
 #include "qtrace/reader.h"
+#include "trace-end.h"
 
 #define MAX_PATTERNS 32
 
@@ -375,7 +376,8 @@ static int replay_records(struct replay *r, const char *path)
         cli_error("replay", "%s: %s", path, err.msg);
         return CLI_FAIL;
     }
-    return r->n_shown ? CLI_OK : CLI_FAIL;
+    ret = trace_end_check("replay", path, r->rd);
+    return r->n_shown ? ret : CLI_FAIL;
 }
 
 static int run_replay(struct replay *r)

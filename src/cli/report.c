@@ -13,6 +13,7 @@
 #include "progress.h"
 #include "qtrace/reader.h"
 #include "report.h"
+#include "trace-end.h"
 
 extern const struct report_section report_functions;
 extern const struct report_section report_syscalls;
@@ -111,7 +112,7 @@ int cmd_report(int argc, char **argv)
     struct qtrace_err err;
     size_t i, n_run = 0, n_empty = 0;
     bool named_empty = false;
-    int ret, r;
+    int ret, r, end = CLI_OK;
 
     memset(&opts, 0, sizeof(opts));
     ret = parse_opts(argc, argv, &opts);
@@ -138,9 +139,13 @@ int cmd_report(int argc, char **argv)
             named_empty |= opts.any;
         }
     }
+    if (ret == CLI_OK) {
+        end = trace_end_check("report", opts.path, rd);
+    }
     qtrace_reader_close(rd);
     if (ret == CLI_OK) {
         ret = report_status(&opts, n_run, n_empty, named_empty);
     }
-    return ret;
+    /* A failure wins over an incomplete trace, which wins over success. */
+    return ret == CLI_OK ? end : ret;
 }
