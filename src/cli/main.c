@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "did-you-mean.h"
+#include "shrink-guard.h"
 
 #ifndef QTRACE_VERSION
 #define QTRACE_VERSION "unknown"
@@ -161,6 +162,7 @@ static int run(int argc, char **argv, const char **who)
         return unknown_command(argv[1]);
     }
     *who = cmd->name;
+    shrink_guard_install(cmd->name);
     return cmd->fn(argc - 1, argv + 1);
 }
 
