@@ -8,8 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <unistd.h>
 
+#include "../symbols/open-file.h"
 #include "evsel.h"
 
 void evsel_init(struct evsel *sel, const struct qtrace_catalog *cat)
@@ -88,19 +89,26 @@ static int apply_file(struct evsel *sel, const char *path, bool *first,
 {
     char line[1024];
     unsigned int lineno = 0;
-    struct stat st;
+    struct qtrace_err why;
     FILE *f;
     int ret = 0;
+    int fd;
 
-    /* A directory opens and reads as empty: the defaults would stay. */
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-        qtrace_err_set(err, "@%s: not a regular file", path);
-        return -EINVAL;
+    /*
+     * Only a regular file, opened without blocking: a directory reads as
+     * empty (the defaults would stay), /dev/zero never ends, a FIFO
+     * without a writer would hold QEMU at load.
+     */
+    fd = open_regular_file(path, &why);
+    if (fd < 0) {
+        qtrace_err_set(err, "@%s", why.msg);
+        return fd;
     }
-    f = fopen(path, "r");
+    f = fdopen(fd, "r");
     if (!f) {
         ret = -errno;
         qtrace_err_set(err, "@%s: %s", path, strerror(errno));
+        close(fd);
         return ret;
     }
     while (ret == 0 && fgets(line, sizeof(line), f)) {

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "../format/etrace.h"
 #include "../format/zchunk.h"
@@ -373,20 +374,97 @@ static const char *option_keys(void)
     return keys;
 }
 
+/* Symbolic links followed to a path that does not exist yet, at most. */
+#define LINK_DEPTH_MAX 8
+
+/* The target of the symbolic link path, relative to path's directory. */
+static char *read_link_target(const char *path)
+{
+    char target[4096];
+    const char *slash = strrchr(path, '/');
+    ssize_t n = readlink(path, target, sizeof(target) - 1);
+    char *joined;
+
+    if (n < 0) {
+        return NULL;
+    }
+    target[n] = '\0';
+    if (target[0] == '/' || !slash) {
+        return strdup(target);
+    }
+    if (asprintf(&joined, "%.*s/%s", (int)(slash - path), path,
+                 target) < 0) {
+        return NULL;
+    }
+    return joined;
+}
+
+/*
+ * The file path names or would create, without "..", "." or symbolic
+ * links: an existing path resolved whole; a dangling link followed; a
+ * new name as its resolved directory plus its last component. NULL when
+ * that directory does not exist either (the open will fail) or memory
+ * runs out.
+ */
+static char *canonical_path(const char *path, int depth)
+{
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    char *dir, *resolved, *joined = NULL;
+    struct stat st;
+
+    resolved = realpath(path, NULL);
+    if (resolved) {
+        return resolved;
+    }
+    if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) &&
+        depth < LINK_DEPTH_MAX) {
+        char *target = read_link_target(path);
+
+        resolved = target ? canonical_path(target, depth + 1) : NULL;
+        free(target);
+        return resolved;
+    }
+    if (!base[0] || strcmp(base, ".") == 0 || strcmp(base, "..") == 0) {
+        return NULL;
+    }
+    dir = slash ? strndup(path, (size_t)(slash - path + 1)) : strdup(".");
+    resolved = dir ? realpath(dir, NULL) : NULL;
+    if (resolved && asprintf(&joined, "%s/%s",
+                             strcmp(resolved, "/") ? resolved : "",
+                             base) < 0) {
+        joined = NULL;
+    }
+    free(dir);
+    free(resolved);
+    return joined;
+}
+
 /*
  * Two outputs on one file would interleave or overwrite each other and
  * leave a file no reader accepts: out=t.qtr,log=t.qtr. Files are the
- * same by name, or by device and inode when they exist already.
+ * same by name, by device and inode when they exist already, and by
+ * where they would be created when they do not (out=./x,log=x;
+ * out=d/../x; a directory reached through a symbolic link).
  */
 static bool same_file(const char *a, const char *b)
 {
     struct stat sa, sb;
+    char *ca, *cb;
+    bool same;
 
     if (strcmp(a, b) == 0) {
         return true;
     }
-    return stat(a, &sa) == 0 && stat(b, &sb) == 0 &&
-           sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    if (stat(a, &sa) == 0 && stat(b, &sb) == 0) {
+        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    }
+    ca = canonical_path(a, 0);
+    cb = canonical_path(b, 0);
+    same = ca && cb && strcmp(ca, cb) == 0;
+    free(ca);
+    free(cb);
+    return same;
 }
 
 static int check_outputs_distinct(const struct options *opts,
