@@ -6,7 +6,9 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "../symbols/open-file.h"
 #include "cli.h"
 #include "event-filter.h"
 #include "plugin-catalog.h"
@@ -21,10 +23,21 @@ static int check_event_file(const struct qtrace_catalog *cat,
     unsigned int lineno = 0;
     char line[1024];
     int ret = CLI_OK;
-    FILE *fp = fopen(path, "r");
+    FILE *fp;
+    int fd;
 
-    /* An unreadable file is the plugin's to report, as it reads it. */
+    /*
+     * An unreadable file, or one that is no regular file (a FIFO would
+     * block here, /dev/zero never end), is the plugin's to report: it
+     * refuses it at load with one line.
+     */
+    fd = open_regular_file(path, &err);
+    if (fd < 0) {
+        return CLI_OK;
+    }
+    fp = fdopen(fd, "r");
     if (!fp) {
+        close(fd);
         return CLI_OK;
     }
     while (ret == CLI_OK && fgets(line, sizeof(line), fp)) {

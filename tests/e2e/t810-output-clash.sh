@@ -105,6 +105,15 @@ refused "events=@ a FIFO (without a writer)" "out=e.qtr,events=@events.fifo" \
     "^qtrace: events=@events.fifo: a FIFO, not read$" e.qtr
 refused "events=@ a file of /proc" "out=e.qtr,events=@/proc/self/status" \
     "^qtrace: events=@/proc/self/status: a file of /proc, not read$" e.qtr
+# qtrace record checks -e @FILE itself first: it must not wait either.
+for f in events.fifo /dev/zero; do
+    timeout 10 "$QTRACE" record -e "@$f" -o r.qtr -- "$GUEST" \
+        > out 2> err
+    st=$?
+    [ "$st" -eq 1 ] && pass "record -e @$f: status 1" ||
+        fail "record -e @$f: status $st (124: it hung)"
+    check_grep "record -e @$f: says why" "events=@$f: a (FIFO|device), not read" err
+done
 # Root reads any mode; a write-only sysfs file stays unreadable to it.
 unreadable=events.noread
 echo exec_tb > "$unreadable"
