@@ -253,13 +253,16 @@ static int open_etrace(struct qtrace_reader *rd, struct qtrace_err *err)
     return 0;
 }
 
-/* Map path read-only; a regular file is required (mmap). */
+/*
+ * Map path read-only; a regular file is required (mmap). O_NONBLOCK: a
+ * FIFO without a writer is refused at once instead of waited for.
+ */
 static int map_file(struct qtrace_reader *rd, const char *path,
                     struct qtrace_err *err)
 {
     struct stat st;
     void *map;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     int ret = 0;
 
     if (fd < 0 || fstat(fd, &st) < 0) {

@@ -51,6 +51,19 @@ DESC
         "$WORK/dump"
 done
 
+# The trace itself a FIFO without a writer: refused at once.
+for cmd in dump info "report --functions" replay "convert --to uftrace"; do
+    rm -rf "$WORK/u"
+    case $cmd in
+    convert*) set -- $cmd "$FIFO" "$WORK/u" ;;
+    *) set -- $cmd "$FIFO" ;;
+    esac
+    timeout 5 "$QTRACE" "$@" > /dev/null 2> "$WORK/err"
+    check_eq "trace a FIFO: qtrace $cmd status (124: it waited)" 1 "$?"
+    check_grep "trace a FIFO: qtrace $cmd says why" \
+        "$FIFO: not a regular file" "$WORK/err"
+done
+
 # A stripped binary whose debug file, found by its .gnu_debuglink beside
 # it or by its build-id under a debug root, is a FIFO: the search skips
 # it. A FIFO without a writer blocks whoever opens it without O_NONBLOCK.
