@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "did-you-mean.h"
+#include "simpletrace.h"
 
 #ifndef QTRACE_VERSION
 #define QTRACE_VERSION "unknown"
@@ -32,6 +33,8 @@ static const struct command commands[] = {
     { "report", cmd_report, "summaries of a trace (functions, syscalls)" },
     { "replay", cmd_replay, "print the guest's call tree with durations" },
     { "list", cmd_list, "print the events that can be recorded" },
+    { "tracetool", cmd_tracetool,
+      "trace-events to trace.h/trace.c for a program's own tracing" },
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
