@@ -36,7 +36,8 @@ static bool file_on;                /* records accepted, ring_lock */
 static pthread_mutex_t file_lock = PTHREAD_MUTEX_INITIALIZER;
 static FILE *file;                  /* the trace file, file_lock */
 static char *file_name;             /* its name, file_lock */
-static uint8_t drain_buf[RING_BYTES];   /* file_lock */
+#define DROP_REC_BYTES (TYPE_BYTES + ST_EVENT_HEAD_BYTES + 8)
+static uint8_t drain_buf[RING_BYTES + DROP_REC_BYTES];  /* file_lock */
 
 static pthread_t writer;
 static bool writer_running;
@@ -86,8 +87,7 @@ static void put_event_head_locked(size_t *pos, uint64_t id,
  */
 static bool reserve_locked(size_t total)
 {
-    size_t drop_rec = TYPE_BYTES + ST_EVENT_HEAD_BYTES + 8;
-    size_t need = total + (dropped ? drop_rec : 0);
+    size_t need = total + (dropped ? DROP_REC_BYTES : 0);
 
     if (RING_BYTES - (ring_head - ring_tail) < need) {
         dropped++;
@@ -147,6 +147,26 @@ void qtrace_st_end(struct qtrace_st_rec *rec)
     pthread_mutex_unlock(&ring_lock);
 }
 
+/*
+ * The dropped record still owed, after what was drained: without it a
+ * burst that ends while the ring is full would lose its count; ring_lock.
+ */
+static size_t put_owed_drops_locked(uint8_t *out)
+{
+    uint64_t words[4] = { ST_TYPE_EVENT, ST_DROPPED_ID, now_ns(), 0 };
+    uint32_t len_pid[2] = { ST_EVENT_HEAD_BYTES + 8, (uint32_t)getpid() };
+
+    if (!dropped) {
+        return 0;
+    }
+    words[3] = dropped;
+    memcpy(out, words, 24);
+    memcpy(out + 24, len_pid, sizeof(len_pid));
+    memcpy(out + 32, &words[3], 8);
+    dropped = 0;
+    return DROP_REC_BYTES;
+}
+
 /* Move everything buffered to the file (dropped if there is none). */
 static void drain(void)
 {
@@ -162,6 +182,7 @@ static void drain(void)
     memcpy(drain_buf, ring + at, first);
     memcpy(drain_buf + first, ring, n - first);
     ring_tail = ring_head;
+    n += put_owed_drops_locked(drain_buf + n);
     pthread_mutex_unlock(&ring_lock);
     if (file && n) {
         if (fwrite(drain_buf, 1, n, file) != n || fflush(file) != 0) {

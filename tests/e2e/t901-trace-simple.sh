@@ -1,0 +1,76 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The simple backend of the tracing runtime writes QEMU's simpletrace
+# format (version 4): an independent reader written from the format
+# (simpletrace-read.py), qtrace dump and qtrace info, and QEMU's own
+# scripts/simpletrace.py when QEMU's sources are at $QEMU_SRC, all read
+# back what trace-events-demo echoed. Also: the default file trace-PID,
+# file=, switching files mid-run (trace-file set), and a burst that
+# overflows the buffer, whose dropped records account for every event.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/trace-lib.sh"
+EV="$DEMO_SRC/trace-events"
+
+demo simple --trace 'demo_*'
+check_eq "status" 0 "$RC"
+T="$WORK/trace-$PID"
+check_eq "default file trace-PID" yes "$([ -s "$T" ] && echo yes)"
+echo_as_simple "$WORK/out" "$PID" > "$WORK/want"
+
+python3 "$(dirname "$0")/simpletrace-read.py" "$EV" "$T" > "$WORK/got" \
+    2> "$WORK/got.err"
+check_eq "independent reader: records = the demo's echo" \
+    "$(cat "$WORK/want")" "$(cat "$WORK/got")"
+
+"$QTRACE" dump -t "$EV" "$T" > "$WORK/dump" 2> "$WORK/dump.err"
+check_eq "qtrace dump: status" 0 "$?"
+check_eq "qtrace dump: records = the demo's echo" "$(cat "$WORK/want")" \
+    "$(awk '{ $2 = ""; sub(/  /, " "); print }' "$WORK/dump")"
+# Timestamps are CLOCK_MONOTONIC nanoseconds, never going back.
+check_eq "qtrace dump: timestamps in order" "$(awk '{ print $2 }' "$WORK/dump")" \
+    "$(awk '{ print $2 }' "$WORK/dump" | sort -n)"
+
+"$QTRACE" info "$T" > "$WORK/info"
+check_eq "qtrace info: records" "records: 8" "$(grep '^records:' "$WORK/info")"
+check_eq "qtrace info: pid" "pid: $PID" "$(grep '^pid:' "$WORK/info")"
+check_eq "qtrace info: demo_job count" 3 \
+    "$(awk '$1 == "demo_job" { print $2 }' "$WORK/info")"
+
+if [ -n "$QEMU_SRC" ] && [ -f "$QEMU_SRC/scripts/simpletrace.py" ]; then
+    PYTHONPATH="$QEMU_SRC/scripts" python3 "$QEMU_SRC/scripts/simpletrace.py" \
+        "$EV" "$T" > "$WORK/qemu" 2>&1
+    check_eq "simpletrace.py: status" 0 "$?"
+    check_eq "simpletrace.py: events" "$(awk '{ print $1 }' "$WORK/want")" \
+        "$(awk '{ print $1 }' "$WORK/qemu")"
+else
+    echo "NOTE $TEST_NAME: QEMU's simpletrace.py not run: set QEMU_SRC to" \
+         "a QEMU source tree (Debian ships none)"
+fi
+
+# file=, then trace-file set after the first job: the records split.
+demo simple --trace "demo_*,file=$WORK/first" --switch-file "$WORK/second"
+echo_as_simple "$WORK/out" "$PID" > "$WORK/want"
+python3 "$(dirname "$0")/simpletrace-read.py" "$EV" "$WORK/first" \
+    > "$WORK/got1"
+python3 "$(dirname "$0")/simpletrace-read.py" "$EV" "$WORK/second" \
+    > "$WORK/got2"
+check_eq "file=: start and first job" "$(head -2 "$WORK/want")" \
+    "$(cat "$WORK/got1")"
+check_eq "switched file: the rest" "$(tail -n +3 "$WORK/want")" \
+    "$(cat "$WORK/got2")"
+check_eq "no trace-PID with file=" no \
+    "$([ -e "$WORK/trace-$PID" ] && echo yes || echo no)"
+
+# A burst far bigger than the 64 KiB buffer: records and dropped counts
+# add up to every demo_job traced (3 echoed + the burst).
+demo simple --trace "demo_job,file=$WORK/burst" --burst 200000
+python3 "$(dirname "$0")/simpletrace-read.py" "$EV" "$WORK/burst" \
+    > "$WORK/got"
+jobs=$(grep -c '^demo_job ' "$WORK/got")
+drops=$(awk -F'count=' '/^dropped / { n += $2 } END { print n + 0 }' \
+    "$WORK/got")
+check_eq "burst: records + dropped" 200003 $((jobs + drops))
+"$QTRACE" info "$WORK/burst" > "$WORK/info"
+check_eq "qtrace info: dropped" "dropped: $drops" \
+    "$(grep '^dropped:' "$WORK/info")"
+finish
