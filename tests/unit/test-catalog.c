@@ -201,6 +201,66 @@ static void test_catalog_escapes_in_format_are_decoded(void **state)
     qtrace_catalog_fini(&cat);
 }
 
+/* QEMU's host-sized types and plain pointers are 8 bytes in a record. */
+static void test_catalog_qemu_types_have_fixed_sizes(void **state)
+{
+    struct qtrace_catalog cat;
+    const struct qtrace_event_desc *ev;
+
+    (void)state;
+    parse_ok(&cat, "t(long l, unsigned long ul, short s, char c, "
+             "ssize_t ss, void *p, const int *ip, char *str) "
+             "\"%ld %lu %d %c %zd %p %p %s\"\n");
+    ev = find_ok(&cat, "t");
+    assert_int_equal(ev->n_args, 8);
+    assert_int_equal(ev->args[0].type, QTRACE_ARG_I64);
+    assert_int_equal(ev->args[1].type, QTRACE_ARG_U64);
+    assert_int_equal(ev->args[2].type, QTRACE_ARG_I16);
+    assert_int_equal(ev->args[3].type, QTRACE_ARG_I8);
+    assert_int_equal(ev->args[4].size, 8);
+    assert_int_equal(ev->args[5].type, QTRACE_ARG_U64);
+    assert_string_equal(ev->args[5].ctype, "void *");
+    assert_string_equal(ev->args[6].ctype, "const int *");
+    assert_int_equal(ev->args[7].type, QTRACE_ARG_STR);
+    qtrace_catalog_fini(&cat);
+}
+
+/* vcpu adds QEMU's implicit first argument and "cpu=%p " in front. */
+static void test_catalog_vcpu_adds_cpu_argument(void **state)
+{
+    struct qtrace_catalog cat;
+    const struct qtrace_event_desc *ev;
+
+    (void)state;
+    parse_ok(&cat, "disable vcpu v(uint32_t a) \"a %u\"\n"
+             "vcpu w(void) \"w\"\n");
+    ev = find_ok(&cat, "v");
+    assert_true(ev->disabled);
+    assert_true(ev->vcpu);
+    assert_int_equal(ev->n_args, 2);
+    assert_string_equal(ev->args[0].name, "__cpu");
+    assert_string_equal(ev->args[0].ctype, "void *");
+    assert_string_equal(ev->fmt, "cpu=%p a %u");
+    assert_string_equal(ev->fmt_src, "\"cpu=%p \" \"a %u\"");
+    assert_int_equal(find_ok(&cat, "w")->n_args, 1);
+    qtrace_catalog_fini(&cat);
+}
+
+/* The format as written is kept, PRI macros and all, for generated C. */
+static void test_catalog_format_source_kept_verbatim(void **state)
+{
+    struct qtrace_catalog cat;
+    const struct qtrace_event_desc *ev;
+
+    (void)state;
+    parse_ok(&cat, "f(uint64_t a)   \"a 0x%\" PRIx64 \" \\\"q\\\"\"  \n");
+    ev = find_ok(&cat, "f");
+    assert_string_equal(ev->fmt_src, "\"a 0x%\" PRIx64 \" \\\"q\\\"\"");
+    assert_string_equal(ev->fmt, "a 0x%llx \"q\"");
+    assert_int_equal(ev->fmt_col, 17);
+    qtrace_catalog_fini(&cat);
+}
+
 static void test_catalog_disable_keyword_sets_disabled(void **state)
 {
     struct qtrace_catalog cat;
@@ -559,6 +619,9 @@ int main(void)
         cmocka_unit_test(test_catalog_pri_macros_expand_to_plain_format),
         cmocka_unit_test(test_catalog_escapes_in_format_are_decoded),
         cmocka_unit_test(test_catalog_disable_keyword_sets_disabled),
+        cmocka_unit_test(test_catalog_qemu_types_have_fixed_sizes),
+        cmocka_unit_test(test_catalog_vcpu_adds_cpu_argument),
+        cmocka_unit_test(test_catalog_format_source_kept_verbatim),
         cmocka_unit_test(test_catalog_comments_and_blank_lines_skipped),
         cmocka_unit_test(test_catalog_lookup_out_of_range_returns_null),
         cmocka_unit_test(test_catalog_text_is_copied),
