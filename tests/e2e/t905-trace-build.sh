@@ -13,17 +13,24 @@ command -v make > /dev/null || skip "make not installed"
 command -v pkg-config > /dev/null || skip "pkg-config not installed"
 command -v nm > /dev/null || skip "nm not installed (binutils)"
 
+# A sanitizer build of the library needs the program built the same way.
+libdir=$(PKG_CONFIG_PATH="$PKG_CONFIG_UNINSTALLED" \
+    pkg-config --libs-only-L qtrace-trace | sed 's/^-L//; s/ .*//')
+san=
+if readelf -d "$libdir/libqtrace-trace.so" 2>/dev/null | grep -q libasan; then
+    san="-fsanitize=address,undefined"
+fi
+
 mkdir "$WORK/src"
 cp "$DEMO_SRC/demo.c" "$DEMO_SRC/trace-events" "$DEMO_SRC/Makefile" \
     "$WORK/src/"
 PKG_CONFIG_PATH="$PKG_CONFIG_UNINSTALLED" make -s -C "$WORK/src" \
     TRACETOOL="$TRACETOOL" TRACE_BACKENDS=log,simple \
-    CFLAGS="-O2 -std=c11 -Wall -Wextra -Werror" > "$WORK/make.out" 2>&1
+    CFLAGS="-O2 -std=c11 -Wall -Wextra -Werror $san" LDFLAGS="$san" \
+    > "$WORK/make.out" 2>&1
 check_eq "make with pkg-config qtrace-trace: status" 0 "$?"
 [ "$n_fail" -eq 0 ] || { cat "$WORK/make.out"; finish; }
 
-libdir=$(PKG_CONFIG_PATH="$PKG_CONFIG_UNINSTALLED" \
-    pkg-config --libs-only-L qtrace-trace | sed 's/^-L//; s/ .*//')
 (cd "$WORK" && LD_LIBRARY_PATH="$libdir" "$WORK/src/trace-events-demo" \
     --trace "demo_*,file=$WORK/st" --msg timestamp=off) \
     > "$WORK/out" 2> "$WORK/err"
