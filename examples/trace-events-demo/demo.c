@@ -9,10 +9,12 @@
  * wrote can be checked against something the library did not produce.
  *
  *   trace-events-demo [--trace ARG]... [--msg timestamp=on|off]
- *                     [--jobs N] [--burst N] [--switch-file PATH]
+ *                     [--jobs N] [--burst N] [--threads N]
+ *                     [--switch-file PATH] [--file-cycle 1]
  *                     [--list PATTERN]
  */
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,8 +31,12 @@ struct demo_opts {
     unsigned int jobs;              /* --jobs: demo_job calls */
     unsigned long burst;            /* --burst: extra demo_job calls,
                                        not echoed (to fill the buffer) */
+    unsigned int threads;           /* --threads: more threads doing
+                                       the jobs at the same time */
     const char *switch_file;        /* --switch-file: simple file after
                                        the first job */
+    bool file_cycle;                /* --file-cycle: simple file off after
+                                       job 0, on again after job 1 */
     const char *list;               /* --list: print events and stop */
 };
 
@@ -38,7 +44,8 @@ static int usage(void)
 {
     fputs("usage: trace-events-demo [--trace ARG]... "
           "[--msg timestamp=on|off] [--jobs N] [--burst N] "
-          "[--switch-file PATH] [--list PATTERN]\n", stderr);
+          "[--threads N] [--switch-file PATH] [--file-cycle 1] "
+          "[--list PATTERN]\n", stderr);
     return 2;
 }
 
@@ -80,6 +87,10 @@ static int parse_opts(int argc, char **argv, struct demo_opts *o)
             o->jobs = (unsigned int)strtoul(v, NULL, 10);
         } else if (strcmp(argv[i], "--burst") == 0) {
             o->burst = strtoul(v, NULL, 10);
+        } else if (strcmp(argv[i], "--threads") == 0) {
+            o->threads = (unsigned int)strtoul(v, NULL, 10);
+        } else if (strcmp(argv[i], "--file-cycle") == 0) {
+            o->file_cycle = strcmp(v, "1") == 0;
         } else if (strcmp(argv[i], "--switch-file") == 0) {
             o->switch_file = v;
         } else if (strcmp(argv[i], "--list") == 0) {
@@ -105,15 +116,27 @@ static void list_events(const char *pattern)
     }
 }
 
-static void run_jobs(const struct demo_opts *o)
+/* The trace-file monitor commands, as the demo's options ask. */
+static void file_commands(const struct demo_opts *o, unsigned int done)
 {
-    static char buffer[64];
-    unsigned int i;
-    unsigned long b;
+    if (done == 0 && o->switch_file) {
+        st_set_trace_file(o->switch_file);
+    }
+    if (done == 0 && o->file_cycle) {
+        st_set_trace_file_enabled(false);
+    }
+    if (done == 1 && o->file_cycle) {
+        st_set_trace_file_enabled(true);
+    }
+}
 
-    trace_demo_start("demo", (int)o->jobs);
-    printf("demo_start name demo jobs %d\n", (int)o->jobs);
-    for (i = 0; i < o->jobs; i++) {
+/* Jobs first..first+n-1, each traced and echoed (one printf per line). */
+static void do_jobs(const struct demo_opts *o, unsigned int first,
+                    unsigned int n)
+{
+    unsigned int i;
+
+    for (i = first; i < first + n; i++) {
         uint64_t cost = (uint64_t)(i + 1) * 0x10001u;
         bool last = i + 1 == o->jobs;
 
@@ -121,10 +144,55 @@ static void run_jobs(const struct demo_opts *o)
         printf("demo_job idx %u cost 0x%" PRIx64 " last %d\n", i, cost,
                last);
         trace_demo_hot(i);          /* "disable": never printed */
-        if (i == 0 && o->switch_file) {
-            st_set_trace_file(o->switch_file);
+        if (first == 0) {
+            file_commands(o, i);
         }
     }
+}
+
+struct worker {
+    pthread_t thread;
+    const struct demo_opts *o;
+    unsigned int first;             /* its jobs: first .. first+jobs-1 */
+};
+
+static void *worker_main(void *arg)
+{
+    struct worker *w = arg;
+
+    do_jobs(w->o, w->first, w->o->jobs);
+    return NULL;
+}
+
+/* --threads: each thread does its own range of jobs, all at once. */
+static void run_threads(const struct demo_opts *o)
+{
+    struct worker w[64];
+    unsigned int n = o->threads < 64 ? o->threads : 64;
+    unsigned int t;
+
+    for (t = 0; t < n; t++) {
+        w[t].o = o;
+        w[t].first = (t + 1) * o->jobs;
+        if (pthread_create(&w[t].thread, NULL, worker_main, &w[t]) != 0) {
+            n = t;
+            break;
+        }
+    }
+    for (t = 0; t < n; t++) {
+        pthread_join(w[t].thread, NULL);
+    }
+}
+
+static void run_jobs(const struct demo_opts *o)
+{
+    static char buffer[64];
+    unsigned long b;
+
+    trace_demo_start("demo", (int)o->jobs);
+    printf("demo_start name demo jobs %d\n", (int)o->jobs);
+    do_jobs(o, 0, o->jobs);
+    run_threads(o);
     trace_demo_buffer(buffer, sizeof(buffer));
     printf("demo_buffer buf %p len %zu\n", (void *)buffer, sizeof(buffer));
     trace_demo_signed(-5, -70000L, -3);

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The log backend of the tracing runtime, on trace-events-demo: every
 # enabled event gives QEMU's line "TID@SEC.USEC:name args" on stderr, the
-# same text the demo printed with its own printf; --msg timestamp=off
-# drops the prefix; patterns, events files (with -name), QTRACE_TRACE and
+# same text the demo printed with its own printf, also from eight threads
+# at once; --msg timestamp=off drops the prefix; patterns, events files (with -name), QTRACE_TRACE and
 # the "disable" property choose what appears; the nop build writes nothing.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/trace-lib.sh"
@@ -68,6 +68,12 @@ demo_done : state 0" "$(cat "$WORK/out")"
 demo nop --trace 'demo_*'
 check_eq "nop: status" 0 "$RC"
 check_eq "nop: nothing on stderr" "" "$(cat "$WORK/err")"
+
+# Eight threads tracing at once: every line whole, none lost or doubled.
+demo log --trace 'demo_*' --msg timestamp=off --threads 8 --jobs 500
+check_eq "threads: lines = the echo, in any order" \
+    "$(sort "$WORK/out" | md5sum)" "$(sort "$WORK/err" | md5sum)"
+check_eq "threads: line count" 4505 "$(wc -l < "$WORK/err")"
 
 # Several backends at once: the log lines are the same.
 demo all --trace "demo_*,file=$WORK/all.st" --msg timestamp=off

@@ -5,7 +5,8 @@
 # (simpletrace-read.py), qtrace dump and qtrace info, and QEMU's own
 # scripts/simpletrace.py when QEMU's sources are at $QEMU_SRC, all read
 # back what trace-events-demo echoed. Also: the default file trace-PID,
-# file=, switching files mid-run (trace-file set), and a burst that
+# file=, switching files mid-run (trace-file set), trace-file off and on,
+# four threads at once, and a burst that
 # overflows the buffer, whose dropped records account for every event.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/trace-lib.sh"
@@ -60,6 +61,24 @@ check_eq "switched file: the rest" "$(tail -n +3 "$WORK/want")" \
     "$(cat "$WORK/got2")"
 check_eq "no trace-PID with file=" no \
     "$([ -e "$WORK/trace-$PID" ] && echo yes || echo no)"
+
+# trace-file off after job 0, on after job 1 (QEMU's monitor commands):
+# turning it on again starts the file afresh, so it holds what came after.
+demo simple --trace "demo_*,file=$WORK/cycle" --file-cycle 1
+echo_as_simple "$WORK/out" "$PID" > "$WORK/want"
+python3 "$(dirname "$0")/simpletrace-read.py" "$EV" "$WORK/cycle" \
+    > "$WORK/got"
+check_eq "trace-file off then on" "$(tail -n +4 "$WORK/want")" \
+    "$(cat "$WORK/got")"
+
+# Four threads at once, fewer records than the buffer holds: all of them.
+demo simple --trace "demo_*,file=$WORK/threads" --threads 4 --jobs 100
+echo_as_simple "$WORK/out" "$PID" | sort > "$WORK/want"
+python3 "$(dirname "$0")/simpletrace-read.py" "$EV" "$WORK/threads" | \
+    sort > "$WORK/got"
+check_eq "threads: records = the echo, in any order" \
+    "$(md5sum < "$WORK/want")" "$(md5sum < "$WORK/got")"
+check_eq "threads: record count" 505 "$(wc -l < "$WORK/got")"
 
 # A burst far bigger than the 64 KiB buffer: records and dropped counts
 # add up to every demo_job traced (3 echoed + the burst).
