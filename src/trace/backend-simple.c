@@ -20,7 +20,7 @@
 #include "simple-format.h"
 #include "trace-int.h"
 
-#define RING_BYTES (64u << 10)      /* QEMU's buffer size; power of two */
+#define RING_BYTES (64u << 10)      /* a power of two; ~1100 small records */
 #define RING_WAKE (RING_BYTES / 4)  /* wake the writer past this fill */
 #define WRITER_PERIOD_MS 100        /* longest a record waits in the ring */
 #define TYPE_BYTES 8                /* the u64 record type */
