@@ -3,7 +3,8 @@
  * Format strings against argument types: every conversion must have an
  * argument of its kind (integer, string, pointer) and size (64-bit values
  * need l, ll, j, z, t or a PRI macro; smaller ones must not have them),
- * and, in a program's events, every argument a conversion. Runs in the tracetool at build time.
+ * and, in a program's events, every argument a conversion. Runs in the
+ * tracetool at build time.
  */
 #include <errno.h>
 #include <stdio.h>
