@@ -28,6 +28,9 @@ void backend_ftrace_start(void)
 {
     size_t i;
 
+    if (__atomic_load_n(&marker_fd, __ATOMIC_ACQUIRE) >= 0) {
+        return;                     /* trace_init_backends() called again */
+    }
     for (i = 0; i < sizeof(marker_paths) / sizeof(marker_paths[0]); i++) {
         int fd = open(marker_paths[i], O_WRONLY | O_CLOEXEC);
 
