@@ -12,7 +12,6 @@
 
 #include "cli.h"
 #include "did-you-mean.h"
-#include "simpletrace.h"
 
 #ifndef QTRACE_VERSION
 #define QTRACE_VERSION "unknown"
@@ -49,7 +48,7 @@ static void print_help(void)
            "\n"
            "Commands:\n");
     for (i = 0; i < N_COMMANDS; i++) {
-        printf("  %-8s %s\n", commands[i].name, commands[i].summary);
+        printf("  %-9s %s\n", commands[i].name, commands[i].summary);
     }
     printf("\n"
            "Run 'qtrace COMMAND --help' for the options of a command.\n");

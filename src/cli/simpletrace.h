@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * dump and info on simpletrace files (simpletrace.c), and the tracetool
- * subcommand (tracetool.c): the CLI's doors to src/trace and src/tracetool.
+ * dump and info on simpletrace files (QEMU's simple backend format, read
+ * by src/trace/simple-read.c): dump.c and info.c hand such files here.
  */
 #ifndef QTRACE_CLI_SIMPLETRACE_H
 #define QTRACE_CLI_SIMPLETRACE_H
@@ -13,8 +13,5 @@ bool simpletrace_named(int argc, char **argv);
 
 int cmd_dump_simpletrace(int argc, char **argv);
 int cmd_info_simpletrace(int argc, char **argv);
-
-/* qtrace tracetool ARGS: runs qtrace-tracetool ARGS. */
-int cmd_tracetool(int argc, char **argv);
 
 #endif /* QTRACE_CLI_SIMPLETRACE_H */

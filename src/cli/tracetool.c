@@ -6,12 +6,12 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cli.h"
-#include "simpletrace.h"
 
 #define TOOL "qtrace-tracetool"
 
