@@ -32,6 +32,8 @@ static size_t ring_head;            /* bytes ever written, ring_lock */
 static size_t ring_tail;            /* bytes ever drained, ring_lock */
 static uint64_t dropped;            /* records lost since last report */
 static bool file_on;                /* records accepted, ring_lock */
+static uint32_t file_pid;           /* getpid() when the file opened:
+                                       no syscall per record, ring_lock */
 
 static pthread_mutex_t file_lock = PTHREAD_MUTEX_INITIALIZER;
 static FILE *file;                  /* the trace file, file_lock */
@@ -71,7 +73,7 @@ static void put_event_head_locked(size_t *pos, uint64_t id,
                                   size_t args_bytes)
 {
     uint32_t len_pid[2] = {
-        (uint32_t)(ST_EVENT_HEAD_BYTES + args_bytes), (uint32_t)getpid()
+        (uint32_t)(ST_EVENT_HEAD_BYTES + args_bytes), file_pid
     };
 
     ring_put_u64_locked(pos, ST_TYPE_EVENT);
@@ -154,7 +156,7 @@ void qtrace_st_end(struct qtrace_st_rec *rec)
 static size_t put_owed_drops_locked(uint8_t *out)
 {
     uint64_t words[4] = { ST_TYPE_EVENT, ST_DROPPED_ID, now_ns(), 0 };
-    uint32_t len_pid[2] = { ST_EVENT_HEAD_BYTES + 8, (uint32_t)getpid() };
+    uint32_t len_pid[2] = { ST_EVENT_HEAD_BYTES + 8, file_pid };
 
     if (!dropped) {
         return 0;
@@ -253,6 +255,7 @@ bool st_set_trace_file_enabled(bool enable)
     }
     pthread_mutex_lock(&ring_lock);
     file_on = file != NULL;
+    file_pid = (uint32_t)getpid();
     pthread_mutex_unlock(&ring_lock);
     pthread_mutex_unlock(&file_lock);
     return was;
