@@ -11,6 +11,7 @@
  *   trace-events-demo [--trace ARG]... [--msg timestamp=on|off]
  *                     [--jobs N] [--burst N] [--threads N]
  *                     [--switch-file PATH] [--file-cycle 1]
+ *                     [--flush-check PATH]
  *                     [--list PATTERN]
  */
 #include <inttypes.h>
@@ -19,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* The qtrace tree builds one demo per backend set, each with its header. */
 #ifdef DEMO_TRACE_H
@@ -37,6 +39,8 @@ struct demo_opts {
                                        the first job */
     bool file_cycle;                /* --file-cycle: simple file off after
                                        job 0, on again after job 1 */
+    const char *flush_check;        /* --flush-check: flush after job 0
+                                       and print this file's size */
     const char *list;               /* --list: print events and stop */
 };
 
@@ -45,7 +49,7 @@ static int usage(void)
     fputs("usage: trace-events-demo [--trace ARG]... "
           "[--msg timestamp=on|off] [--jobs N] [--burst N] "
           "[--threads N] [--switch-file PATH] [--file-cycle 1] "
-          "[--list PATTERN]\n", stderr);
+          "[--flush-check PATH] [--list PATTERN]\n", stderr);
     return 2;
 }
 
@@ -91,6 +95,8 @@ static int parse_opts(int argc, char **argv, struct demo_opts *o)
             o->threads = (unsigned int)strtoul(v, NULL, 10);
         } else if (strcmp(argv[i], "--file-cycle") == 0) {
             o->file_cycle = strcmp(v, "1") == 0;
+        } else if (strcmp(argv[i], "--flush-check") == 0) {
+            o->flush_check = v;
         } else if (strcmp(argv[i], "--switch-file") == 0) {
             o->switch_file = v;
         } else if (strcmp(argv[i], "--list") == 0) {
@@ -127,6 +133,14 @@ static void file_commands(const struct demo_opts *o, unsigned int done)
     }
     if (done == 1 && o->file_cycle) {
         st_set_trace_file_enabled(true);
+    }
+    if (done == 0 && o->flush_check) {
+        struct stat st;
+
+        st_flush_trace_buffer();
+        if (stat(o->flush_check, &st) == 0) {
+            fprintf(stderr, "flushed %lld\n", (long long)st.st_size);
+        }
     }
 }
 

@@ -6,6 +6,7 @@
 # scripts/simpletrace.py when QEMU's sources are at $QEMU_SRC, all read
 # back what trace-events-demo echoed. Also: the default file trace-PID,
 # file=, switching files mid-run (trace-file set), trace-file off and on,
+# trace-file flush,
 # four threads at once, and a burst that
 # overflows the buffer, whose dropped records account for every event.
 . "$(dirname "$0")/lib.sh"
@@ -80,6 +81,16 @@ python3 "$(dirname "$0")/simpletrace-read.py" "$EV" "$WORK/cycle" \
     > "$WORK/got"
 check_eq "trace-file off then on" "$(tail -n +4 "$WORK/want")" \
     "$(cat "$WORK/got")"
+
+# trace-file flush after job 0: by then the file holds exactly the start
+# and that job (the independent reader reads that many bytes to just them).
+demo simple --trace "demo_*,file=$WORK/flush" --flush-check "$WORK/flush"
+size=$(sed -n 's/^flushed //p' "$WORK/err")
+head -c "${size:-0}" "$WORK/flush" > "$WORK/flush.head"
+echo_as_simple "$WORK/out" "$PID" > "$WORK/want"
+check_eq "trace-file flush: the file right after" "$(head -2 "$WORK/want")" \
+    "$(python3 "$(dirname "$0")/simpletrace-read.py" "$EV" \
+       "$WORK/flush.head")"
 
 # Four threads at once, fewer records than the buffer holds: all of them.
 demo simple --trace "demo_*,file=$WORK/threads" --threads 4 --jobs 100
