@@ -53,22 +53,7 @@ static int usage(void)
     return 2;
 }
 
-/* --msg timestamp=on|off, as QEMU's -msg. */
-static bool parse_msg(const char *arg)
-{
-    if (strcmp(arg, "timestamp=on") == 0) {
-        trace_log_set_timestamp(true);
-    } else if (strcmp(arg, "timestamp=off") == 0) {
-        trace_log_set_timestamp(false);
-    } else {
-        fprintf(stderr, "trace-events-demo: --msg %s: expected "
-                "timestamp=on or timestamp=off\n", arg);
-        return false;
-    }
-    return true;
-}
-
-/* Options; the --trace ones go to the tracing runtime as they come. */
+/* Options; --trace and --msg go to the tracing runtime as they come. */
 static int parse_opts(int argc, char **argv, struct demo_opts *o)
 {
     int i;
@@ -84,7 +69,7 @@ static int parse_opts(int argc, char **argv, struct demo_opts *o)
                 return 1;
             }
         } else if (strcmp(argv[i], "--msg") == 0) {
-            if (!parse_msg(v)) {
+            if (!trace_msg_parse(v)) {
                 return 2;
             }
         } else if (strcmp(argv[i], "--jobs") == 0) {

@@ -61,8 +61,9 @@ struct trace_event_group {
 /*
  * Start the backends the program was generated with (simple: its writer
  * thread and trace file; syslog: openlog; ftrace: trace_marker) after
- * applying QTRACE_TRACE from the environment: the same items as
- * trace_opt_parse(), separated by ';'. Call once, early in main().
+ * applying QTRACE_TRACE from the environment (the same items as
+ * trace_opt_parse(), separated by ';') and QTRACE_MSG (as
+ * trace_msg_parse()). Call once, early in main().
  * Returns false after printing one line on stderr if an item is wrong
  * (unknown key, an events file that cannot be read); the program should
  * then exit with a failure status, as QEMU does.
@@ -144,6 +145,13 @@ void st_set_trace_file(const char *file);
 
 /* Log backend: print the "TID@SEC.USEC:" prefix (default on), as -msg. */
 void trace_log_set_timestamp(bool on);
+
+/*
+ * Parse one -msg argument, QEMU's syntax: "timestamp=on|off". Returns
+ * false after printing one line on stderr. trace_init_backends() applies
+ * QTRACE_MSG from the environment the same way.
+ */
+bool trace_msg_parse(const char *optarg);
 
 /* Called by each generated trace.c from a constructor. */
 void trace_event_register_group(struct trace_event_group *group);

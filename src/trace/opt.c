@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * QEMU's --trace option and its QTRACE_TRACE twin in the environment:
- * patterns, events files and the trace file name, then the start of the
- * backends. Runs on the program's thread at start-up (not thread-safe
+ * QEMU's --trace and -msg options and their QTRACE_TRACE and QTRACE_MSG
+ * twins in the environment: patterns, events files, the trace file name
+ * and log timestamps, then the start of the backends. Runs on the program's thread at start-up (not thread-safe
  * against itself: call it from one thread, as QEMU parses its options).
  */
 #include <errno.h>
@@ -13,6 +13,7 @@
 #include "trace-int.h"
 
 #define OPT_ENV "QTRACE_TRACE"      /* ';'-separated --trace arguments */
+#define MSG_ENV "QTRACE_MSG"        /* a -msg argument */
 
 static char *trace_file;            /* file=, owned here */
 
@@ -124,12 +125,30 @@ void trace_init_file(void)
     }
 }
 
+bool trace_msg_parse(const char *optarg)
+{
+    if (optarg && strcmp(optarg, "timestamp=on") == 0) {
+        trace_log_set_timestamp(true);
+    } else if (optarg && strcmp(optarg, "timestamp=off") == 0) {
+        trace_log_set_timestamp(false);
+    } else {
+        ctl_warn("-msg %s: expected timestamp=on or timestamp=off",
+                 optarg ? optarg : "");
+        return false;
+    }
+    return true;
+}
+
 bool trace_init_backends(void)
 {
     const char *env = getenv(OPT_ENV);
+    const char *msg = getenv(MSG_ENV);
     unsigned int backends = control_backends();
 
     if (env && !apply_list(env, ";,")) {
+        return false;
+    }
+    if (msg && !trace_msg_parse(msg)) {
         return false;
     }
     if (backends & QTRACE_TRACE_BACKEND_SYSLOG) {

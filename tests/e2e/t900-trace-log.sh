@@ -29,6 +29,10 @@ sec=$(sed -E -n '1s/^[0-9]+@([0-9]+)\..*/\1/p' "$WORK/err")
 check_eq "seconds are the wall clock's" yes \
     "$([ "$sec" -ge "$before" ] && [ "$sec" -le "$after" ] && echo yes)"
 
+# QTRACE_MSG in the environment does what --msg does.
+QTRACE_MSG=timestamp=off demo log --trace 'demo_*'
+check_eq "QTRACE_MSG=timestamp=off" "$(cat "$WORK/out")" "$(cat "$WORK/err")"
+
 # One pattern: only its event.
 demo log --trace demo_job --msg timestamp=off
 check_eq "--trace demo_job" "$(grep '^demo_job ' "$WORK/out")" \

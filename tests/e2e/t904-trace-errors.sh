@@ -88,6 +88,16 @@ check_eq "--trace unknown key: status" 1 "$RC"
 check_eq "--trace unknown key: message" \
     "qtrace-trace: --trace output=x: unknown key 'output' (known: enable, events, file)" \
     "$(cat "$WORK/err")"
+demo log --msg timestamps=off
+check_eq "--msg unknown: status" 2 "$RC"
+check_eq "--msg unknown: message" \
+    "qtrace-trace: -msg timestamps=off: expected timestamp=on or timestamp=off" \
+    "$(cat "$WORK/err")"
+QTRACE_MSG=timestamp=maybe demo log
+check_eq "QTRACE_MSG unknown: status" 1 "$RC"
+check_eq "QTRACE_MSG unknown: message" \
+    "qtrace-trace: -msg timestamp=maybe: expected timestamp=on or timestamp=off" \
+    "$(cat "$WORK/err")"
 demo log --trace no_such_event --msg timestamp=off
 check_eq "--trace with a name no event has: warned, runs" \
     "0 qtrace-trace: trace event 'no_such_event' does not exist" \
