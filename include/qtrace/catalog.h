@@ -45,12 +45,16 @@ struct qtrace_event_desc {
     uint16_t id;                    /* 1-based, in catalog order */
     char name[64];
     bool disabled;                  /* "disable" keyword: off by default */
+    bool vcpu;                      /* "vcpu": implicit first arg __cpu */
     char *fmt;                      /* printf format, PRI macros expanded */
+    char *fmt_src;                  /* the format as written: C literals
+                                       and PRI macros, for generated C */
     unsigned int n_args;
     struct qtrace_arg_desc args[QTRACE_MAX_ARGS];
     uint16_t fixed_size;            /* header + fixed args, unpadded */
     bool has_var;                   /* any STR or BYTES argument */
     unsigned int line;              /* line in the trace-events text */
+    unsigned int fmt_col;           /* column of the format's first '"' */
 };
 
 struct qtrace_catalog {
@@ -61,7 +65,8 @@ struct qtrace_catalog {
 
 /*
  * Parse trace-events text into cat (ids from 1 in order of appearance).
- * Returns 0, or -EINVAL with err naming the line and the problem.
+ * Returns 0, or -EINVAL with err as "LINE:COLUMN: problem" (the caller
+ * puts the file name in front).
  * cat is owned by the caller; release it with qtrace_catalog_fini().
  */
 int qtrace_catalog_parse(struct qtrace_catalog *cat, const char *text,

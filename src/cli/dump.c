@@ -17,6 +17,7 @@
 #include <glib.h>
 
 #include "cli.h"
+#include "simpletrace.h"
 #include "digits.h"
 #include "disasm.h"
 #include "progress.h"
@@ -738,7 +739,12 @@ int cmd_dump(int argc, char **argv)
 {
     struct dump_opts opts = { .path = NULL, .events = NULL };
     struct dump d = { .rd = NULL };
-    int ret = parse_opts(argc, argv, &opts);
+    int ret;
+
+    if (simpletrace_named(argc, argv)) {
+        return cmd_dump_simpletrace(argc, argv);
+    }
+    ret = parse_opts(argc, argv, &opts);
 
     if (ret == CLI_OK) {
         ret = open_dump(&d, &opts);

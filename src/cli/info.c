@@ -17,6 +17,7 @@
 #include <glib.h>
 
 #include "cli.h"
+#include "simpletrace.h"
 #include "progress.h"
 #include "qtrace/reader.h"
 #include "trace-end.h"
@@ -397,8 +398,12 @@ int cmd_info(int argc, char **argv)
     struct qtrace_reader *rd;
     struct qtrace_err err;
     struct counts *c;
-    int ret = parse_opts(argc, argv, &opts);
+    int ret;
 
+    if (simpletrace_named(argc, argv)) {
+        return cmd_info_simpletrace(argc, argv);
+    }
+    ret = parse_opts(argc, argv, &opts);
     if (ret != CLI_OK) {
         return ret;
     }

@@ -33,6 +33,8 @@ static const struct command commands[] = {
     { "report", cmd_report, "summaries of a trace (functions, syscalls)" },
     { "replay", cmd_replay, "print the guest's call tree with durations" },
     { "list", cmd_list, "print the events that can be recorded" },
+    { "tracetool", cmd_tracetool,
+      "trace-events to trace.h/trace.c for a program's own tracing" },
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -47,7 +49,7 @@ static void print_help(void)
            "\n"
            "Commands:\n");
     for (i = 0; i < N_COMMANDS; i++) {
-        printf("  %-8s %s\n", commands[i].name, commands[i].summary);
+        printf("  %-9s %s\n", commands[i].name, commands[i].summary);
     }
     printf("\n"
            "Run 'qtrace COMMAND --help' for the options of a command.\n");

@@ -7,6 +7,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,8 @@
 
 #define REC_HDR_SIZE 16             /* sizeof(struct qtrace_rec) */
 #define ARG_MAX_TOKENS 8            /* "const unsigned char *x" is 5 */
+#define VCPU_ARG "__cpu"            /* the vcpu property's implicit argument */
+#define VCPU_FMT "cpu=%p "          /* and what it prints before the format */
 
 /* A type trace-events may use, and what it becomes in a record. */
 struct type_info {
@@ -36,13 +39,35 @@ static const struct type_info type_table[] = {
     { "int32_t", QTRACE_ARG_I32, 4 },
     { "int64_t", QTRACE_ARG_I64, 8 },
     { "int", QTRACE_ARG_I32, 4 },
+    { "signed", QTRACE_ARG_I32, 4 },
+    { "signed int", QTRACE_ARG_I32, 4 },
     { "unsigned", QTRACE_ARG_U32, 4 },
     { "unsigned int", QTRACE_ARG_U32, 4 },
-    /* Always 8 bytes in a record, whatever the host's size_t. */
+    { "char", QTRACE_ARG_I8, 1 },
+    { "signed char", QTRACE_ARG_I8, 1 },
+    { "unsigned char", QTRACE_ARG_U8, 1 },
+    { "short", QTRACE_ARG_I16, 2 },
+    { "short int", QTRACE_ARG_I16, 2 },
+    { "unsigned short", QTRACE_ARG_U16, 2 },
+    { "unsigned short int", QTRACE_ARG_U16, 2 },
+    /*
+     * Host-sized types (long, size_t, pointers) are always 8 bytes in a
+     * record, so a trace reads the same whatever host wrote it.
+     */
+    { "long", QTRACE_ARG_I64, 8 },
+    { "long int", QTRACE_ARG_I64, 8 },
+    { "unsigned long", QTRACE_ARG_U64, 8 },
+    { "unsigned long int", QTRACE_ARG_U64, 8 },
+    { "long long", QTRACE_ARG_I64, 8 },
+    { "unsigned long long", QTRACE_ARG_U64, 8 },
     { "size_t", QTRACE_ARG_U64, 8 },
+    { "ssize_t", QTRACE_ARG_I64, 8 },
+    { "uintptr_t", QTRACE_ARG_U64, 8 },
+    { "ptrdiff_t", QTRACE_ARG_I64, 8 },
     { "bool", QTRACE_ARG_BOOL, 1 },
     /* Variable-length arguments: a u16 length in the fixed part. */
     { "const char *", QTRACE_ARG_STR, 2 },
+    { "char *", QTRACE_ARG_STR, 2 },
     { "const uint8_t *", QTRACE_ARG_BYTES, 2 },
     { "const void *", QTRACE_ARG_BYTES, 2 },
 };
@@ -59,12 +84,46 @@ static const char *const reserved_names[] = {
     "union", "unsigned", "void", "volatile", "while",
 };
 
+/*
+ * The words a pointer's base type may be made of: QEMU's list of standard
+ * C and fixed-size types ("struct Foo *" must be written "void *").
+ */
+static const char *const pointer_words[] = {
+    "const", "void", "int", "long", "short", "char", "bool", "unsigned",
+    "signed", "int8_t", "uint8_t", "int16_t", "uint16_t", "int32_t",
+    "uint32_t", "int64_t", "uint64_t", "size_t", "ssize_t", "uintptr_t",
+    "ptrdiff_t",
+};
+
 /* Where the parser is: one line of the text, [p, end). */
 struct cursor {
     const char *p;
     const char *end;                /* end of the line (its '\n' or NUL) */
+    const char *start;              /* first character of the line */
+    const char *mark;               /* the event name, for later errors */
     unsigned int line;              /* 1-based line number */
 };
+
+/*
+ * Fill err with "LINE:COLUMN: message", the column (1-based) being where
+ * at points in the current line, so an editor can jump to the mistake.
+ */
+static void cat_fail(struct qtrace_err *err, const struct cursor *c,
+                     const char *at, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void cat_fail(struct qtrace_err *err, const struct cursor *c,
+                     const char *at, const char *fmt, ...)
+{
+    char msg[sizeof(err->msg)];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    qtrace_err_set(err, "%u:%u: %s", c->line,
+                   (unsigned int)(at - c->start) + 1, msg);
+}
 
 /* One token of an argument declaration: an identifier or '*'. */
 struct token {
@@ -204,16 +263,14 @@ static int read_arg_tokens(struct cursor *c, struct token *tok,
 
         skip_space(c);
         if (c->p >= c->end) {
-            qtrace_err_set(err, "line %u: unterminated argument list",
-                           c->line);
+            cat_fail(err, c, c->p, "unterminated argument list");
             return -EINVAL;
         }
         if (*c->p == ',' || *c->p == ')') {
             return 0;
         }
         if (*n_tok == ARG_MAX_TOKENS) {
-            qtrace_err_set(err, "line %u: argument declaration too long",
-                           c->line);
+            cat_fail(err, c, c->p, "argument declaration too long");
             return -EINVAL;
         }
         if (*c->p == '*') {
@@ -225,12 +282,38 @@ static int read_arg_tokens(struct cursor *c, struct token *tok,
             tok[*n_tok].len = n;
             c->p += n;
         } else {
-            qtrace_err_set(err, "line %u: unexpected %s in argument list",
-                           c->line, show_char(*c->p, cb));
+            cat_fail(err, c, c->p, "unexpected %s in argument list",
+                           show_char(*c->p, cb));
             return -EINVAL;
         }
         (*n_tok)++;
     }
+}
+
+/*
+ * A pointer QEMU accepts: base words from its list, then '*'. Its value
+ * (not what it points to) is traced, as 8 bytes.
+ */
+static bool is_plain_pointer(const struct token *tok, unsigned int n)
+{
+    unsigned int i;
+    size_t w;
+
+    if (n < 2 || !tok_is(&tok[n - 1], "*")) {
+        return false;
+    }
+    for (i = 0; i + 1 < n; i++) {
+        bool known = tok_is(&tok[i], "*");
+
+        for (w = 0; !known && w < sizeof(pointer_words) /
+                                   sizeof(pointer_words[0]); w++) {
+            known = tok_is(&tok[i], pointer_words[w]);
+        }
+        if (!known) {
+            return false;
+        }
+    }
+    return true;
 }
 
 /* Fill arg from its tokens: the last one is the name, the rest the type. */
@@ -238,38 +321,58 @@ static int make_arg(const struct cursor *c, const struct token *tok,
                     unsigned int n_tok, unsigned int index,
                     struct qtrace_arg_desc *arg, struct qtrace_err *err)
 {
+    static const struct type_info pointer = { "", QTRACE_ARG_U64, 8 };
     const struct token *name = &tok[n_tok - 1];
     const struct type_info *ti;
     char ctype[64];
+    bool fits;
 
     if (n_tok < 2 || tok_is(name, "*")) {
-        qtrace_err_set(err, "line %u: argument %u needs a type and a name",
-                       c->line, index + 1);
+        cat_fail(err, c, tok[0].s, "argument %u needs a type and a name",
+                 index + 1);
         return -EINVAL;
     }
     if (name->len >= sizeof(arg->name)) {
-        qtrace_err_set(err, "line %u: argument name '%.*s...' too long "
-                       "(max %zu characters)", c->line, 16, name->s,
-                       sizeof(arg->name) - 1);
+        cat_fail(err, c, name->s, "argument name '%.*s...' too long "
+                 "(max %zu characters)", 16, name->s,
+                 sizeof(arg->name) - 1);
         return -EINVAL;
     }
     memcpy(arg->name, name->s, name->len);
     arg->name[name->len] = '\0';
-    if (!join_type(tok, n_tok - 1, ctype, sizeof(ctype)) ||
-        !(ti = find_type(ctype))) {
-        qtrace_err_set(err, "line %u: unknown type '%s' for argument '%s'",
-                       c->line, ctype, arg->name);
+    fits = join_type(tok, n_tok - 1, ctype, sizeof(ctype)) &&
+           strlen(ctype) < sizeof(arg->ctype);
+    ti = fits ? find_type(ctype) : NULL;
+    if (!ti && fits && is_plain_pointer(tok, n_tok - 1)) {
+        ti = &pointer;
+    }
+    if (!ti) {
+        cat_fail(err, c, tok[0].s, "unknown type '%s' for argument '%s' "
+                 "(standard C and fixed-size integer types only; other "
+                 "pointers are 'void *')", ctype, arg->name);
         return -EINVAL;
     }
     if (is_reserved(arg->name)) {
-        qtrace_err_set(err, "line %u: argument name '%s' is reserved",
-                       c->line, arg->name);
+        cat_fail(err, c, name->s, "argument name '%s' is reserved",
+                 arg->name);
         return -EINVAL;
     }
-    snprintf(arg->ctype, sizeof(arg->ctype), "%s", ti->ctype);
+    snprintf(arg->ctype, sizeof(arg->ctype), "%s", ti == &pointer ? ctype
+             : ti->ctype);
     arg->type = ti->type;
     arg->size = ti->size;
     return 0;
+}
+
+/* The vcpu property's implicit first argument, a pointer like QEMU's. */
+static void add_vcpu_arg(struct qtrace_event_desc *ev)
+{
+    struct qtrace_arg_desc *a = &ev->args[ev->n_args++];
+
+    snprintf(a->name, sizeof(a->name), "%s", VCPU_ARG);
+    snprintf(a->ctype, sizeof(a->ctype), "void *");
+    a->type = QTRACE_ARG_U64;
+    a->size = 8;
 }
 
 /* Parse "(void)" or "(type name, ...)" into ev->args; c is at '('. */
@@ -277,39 +380,44 @@ static int parse_args(struct cursor *c, struct qtrace_event_desc *ev,
                       struct qtrace_err *err)
 {
     struct token tok[ARG_MAX_TOKENS];
+    unsigned int implicit = ev->vcpu ? 1 : 0;
     unsigned int n_tok;
     unsigned int i;
     int ret;
 
+    if (ev->vcpu) {
+        add_vcpu_arg(ev);
+    }
     c->p++;
     for (;;) {
         ret = read_arg_tokens(c, tok, &n_tok, err);
         if (ret < 0) {
             return ret;
         }
-        if (n_tok == 1 && tok_is(&tok[0], "void") && ev->n_args == 0 &&
-            *c->p == ')') {
+        if (n_tok == 1 && tok_is(&tok[0], "void") &&
+            ev->n_args == implicit && *c->p == ')') {
             break;
         }
         if (n_tok == 0) {
-            qtrace_err_set(err, "line %u: missing argument %u (write "
-                           "'void' for none)", c->line, ev->n_args + 1);
+            cat_fail(err, c, c->p, "missing argument %u (write "
+                     "'void' for none)", ev->n_args - implicit + 1);
             return -EINVAL;
         }
         if (ev->n_args == QTRACE_MAX_ARGS) {
-            qtrace_err_set(err, "line %u: too many arguments (max %d)",
-                           c->line, QTRACE_MAX_ARGS);
+            cat_fail(err, c, tok[0].s, "too many arguments (max %d)",
+                     QTRACE_MAX_ARGS - (int)implicit);
             return -EINVAL;
         }
-        ret = make_arg(c, tok, n_tok, ev->n_args, &ev->args[ev->n_args],
-                       err);
+        ret = make_arg(c, tok, n_tok, ev->n_args - implicit,
+                       &ev->args[ev->n_args], err);
         if (ret < 0) {
             return ret;
         }
         for (i = 0; i < ev->n_args; i++) {
             if (args_clash(&ev->args[i], &ev->args[ev->n_args])) {
-                qtrace_err_set(err, "line %u: duplicate argument '%s'",
-                               c->line, ev->args[ev->n_args].name);
+                cat_fail(err, c, tok[n_tok - 1].s,
+                         "duplicate argument '%s'",
+                         ev->args[ev->n_args].name);
                 return -EINVAL;
             }
         }
@@ -360,6 +468,7 @@ static int read_literal(struct cursor *c, char *out, size_t *len,
                         struct qtrace_err *err)
 {
     static const char escapes[] = "n\nt\tr\r\\\\\"\"''a\af\fv\v";
+    const char *open = c->p;
     const char *e;
 
     c->p++;
@@ -375,18 +484,49 @@ static int read_literal(struct cursor *c, char *out, size_t *len,
             }
         }
         if (!e || !*e) {
-            qtrace_err_set(err, "line %u: unsupported escape in format "
-                           "string", c->line);
+            cat_fail(err, c, c->p - 1, "unsupported escape in format "
+                           "string");
             return -EINVAL;
         }
         out[(*len)++] = e[1];
         c->p++;
     }
     if (c->p >= c->end) {
-        qtrace_err_set(err, "line %u: unterminated format string", c->line);
+        cat_fail(err, c, open, "unterminated format string");
         return -EINVAL;
     }
     c->p++;
+    return 0;
+}
+
+/*
+ * Keep the format as written (literals and PRI macros), for generated C
+ * that hands it to printf-like backends; vcpu events print their CPU first.
+ */
+static int keep_fmt_src(struct qtrace_event_desc *ev, const char *src,
+                        size_t len)
+{
+    static const char prefix[] = "\"" VCPU_FMT "\" ";
+    size_t plen = ev->vcpu ? strlen(prefix) : 0;
+    char *fmt;
+
+    ev->fmt_src = malloc(plen + len + 1);
+    if (!ev->fmt_src) {
+        return -ENOMEM;
+    }
+    memcpy(ev->fmt_src, prefix, plen);
+    memcpy(ev->fmt_src + plen, src, len);
+    ev->fmt_src[plen + len] = '\0';
+    if (ev->vcpu) {
+        fmt = malloc(strlen(VCPU_FMT) + strlen(ev->fmt) + 1);
+        if (!fmt) {
+            return -ENOMEM;
+        }
+        strcpy(fmt, VCPU_FMT);
+        strcat(fmt, ev->fmt);
+        free(ev->fmt);
+        ev->fmt = fmt;
+    }
     return 0;
 }
 
@@ -398,8 +538,9 @@ static int parse_fmt(struct cursor *c, struct qtrace_event_desc *ev,
                      struct qtrace_err *err)
 {
     size_t cap = (size_t)(c->end - c->p) + 1;
+    const char *first = NULL;       /* the format's first '"' */
+    const char *last = NULL;        /* just after its last token */
     size_t len = 0;
-    bool any = false;
     char *out;
     char pri[4];
     char cb[8];
@@ -407,7 +548,7 @@ static int parse_fmt(struct cursor *c, struct qtrace_event_desc *ev,
 
     out = malloc(cap);
     if (!out) {
-        qtrace_err_set(err, "line %u: out of memory", c->line);
+        cat_fail(err, c, c->p, "out of memory");
         return -ENOMEM;
     }
     for (;;) {
@@ -418,39 +559,44 @@ static int parse_fmt(struct cursor *c, struct qtrace_event_desc *ev,
             break;
         }
         if (*c->p == '"') {
+            first = first ? first : c->p;
             ret = read_literal(c, out, &len, err);
             if (ret < 0) {
                 free(out);
                 return ret;
             }
-        } else if ((n = ident_len(c)) > 0 && any) {
+        } else if ((n = ident_len(c)) > 0 && first) {
             if (!expand_pri(c->p, n, pri)) {
-                qtrace_err_set(err, "line %u: unknown macro '%.*s' in "
-                               "format string", c->line, (int)(n > 32 ? 32
-                               : n), c->p);
+                cat_fail(err, c, c->p, "unknown macro '%.*s' in "
+                         "format string", (int)(n > 32 ? 32 : n), c->p);
                 free(out);
                 return -EINVAL;
             }
             memcpy(out + len, pri, strlen(pri));
             len += strlen(pri);
             c->p += n;
-        } else if (!any) {
+        } else if (!first) {
             break;
         } else {
-            qtrace_err_set(err, "line %u: unexpected %s after format "
-                           "string", c->line, show_char(*c->p, cb));
+            cat_fail(err, c, c->p, "unexpected %s after format "
+                     "string", show_char(*c->p, cb));
             free(out);
             return -EINVAL;
         }
-        any = true;
+        last = c->p;
     }
-    if (!any) {
-        qtrace_err_set(err, "line %u: missing format string", c->line);
+    if (!first) {
+        cat_fail(err, c, c->p, "missing format string");
         free(out);
         return -EINVAL;
     }
     out[len] = '\0';
     ev->fmt = out;
+    ev->fmt_col = (unsigned int)(first - c->start) + 1;
+    if (keep_fmt_src(ev, first, (size_t)(last - first)) < 0) {
+        cat_fail(err, c, first, "out of memory");
+        return -ENOMEM;
+    }
     return 0;
 }
 
@@ -475,52 +621,79 @@ static int compute_layout(const struct cursor *c,
         }
     }
     if (off > QTRACE_REC_MAX) {
-        qtrace_err_set(err, "line %u: record fixed part is %lu bytes "
-                       "(max %u)", c->line, off, QTRACE_REC_MAX);
+        cat_fail(err, c, c->mark, "record fixed part is %lu bytes "
+                       "(max %u)", off, QTRACE_REC_MAX);
         return -EINVAL;
     }
     ev->fixed_size = (uint16_t)off;
     return 0;
 }
 
-/* Read the event name, after an optional "disable" keyword. */
+/*
+ * Apply one property word (QEMU's "disable" and "vcpu"). "tcg" asks QEMU
+ * to generate guest code, which only QEMU's own tracetool can do.
+ */
+static int apply_property(const struct cursor *c, const char *word,
+                          size_t n, struct qtrace_event_desc *ev,
+                          struct qtrace_err *err)
+{
+    if (n == 7 && memcmp(word, "disable", 7) == 0) {
+        ev->disabled = true;
+    } else if (n == 4 && memcmp(word, "vcpu", 4) == 0) {
+        ev->vcpu = true;
+    } else if (n == 3 && memcmp(word, "tcg", 3) == 0) {
+        cat_fail(err, c, word, "property 'tcg' needs QEMU's code "
+                 "generator: outside QEMU, trace at run time with a plain "
+                 "event");
+        return -EINVAL;
+    } else {
+        cat_fail(err, c, word, "unknown property '%.*s' (known: disable, "
+                 "vcpu)", (int)(n > 32 ? 32 : n), word);
+        return -EINVAL;
+    }
+    return 0;
+}
+
+/* Read the properties and the event name, up to its '('. */
 static int parse_name(struct cursor *c, struct qtrace_event_desc *ev,
                       struct qtrace_err *err)
 {
     size_t n = ident_len(c);
     char cb[8];
 
-    if (n == 7 && memcmp(c->p, "disable", 7) == 0 && c->p + 7 < c->end &&
-        isspace((unsigned char)c->p[7])) {
-        ev->disabled = true;
-        c->p += 7;
-        skip_space(c);
+    /* A word followed by blanks and another word is a property. */
+    while (n > 0 && c->p + n < c->end && isspace((unsigned char)c->p[n])) {
+        const char *word = c->p;
+        struct cursor after = *c;
+
+        after.p += n;
+        skip_space(&after);
+        if (after.p >= after.end || !is_ident_start(*after.p)) {
+            break;
+        }
+        if (apply_property(c, word, n, ev, err) < 0) {
+            return -EINVAL;
+        }
+        *c = after;
         n = ident_len(c);
     }
     if (n == 0 || !isalpha((unsigned char)*c->p)) {
-        qtrace_err_set(err, "line %u: expected an event name, found %s",
-                       c->line, c->p < c->end ? show_char(*c->p, cb)
-                       : "end of line");
+        cat_fail(err, c, c->p, "expected an event name, found %s",
+                 c->p < c->end ? show_char(*c->p, cb) : "end of line");
         return -EINVAL;
     }
     if (n >= sizeof(ev->name)) {
-        qtrace_err_set(err, "line %u: event name '%.*s...' too long "
-                       "(max %zu characters)", c->line, 16, c->p,
-                       sizeof(ev->name) - 1);
+        cat_fail(err, c, c->p, "event name '%.*s...' too long "
+                 "(max %zu characters)", 16, c->p, sizeof(ev->name) - 1);
         return -EINVAL;
     }
     memcpy(ev->name, c->p, n);
     ev->name[n] = '\0';
+    c->mark = c->p;
     c->p += n;
     skip_space(c);
     if (c->p >= c->end || *c->p != '(') {
-        if (ident_len(c) > 0) {
-            qtrace_err_set(err, "line %u: unknown keyword '%s'", c->line,
-                           ev->name);
-        } else {
-            qtrace_err_set(err, "line %u: expected '(' after '%s'",
-                           c->line, ev->name);
-        }
+        cat_fail(err, c, c->p, "expected '(' after '%s'", ev->name);
         return -EINVAL;
     }
     return 0;
@@ -539,8 +712,7 @@ static int check_unique(const struct cursor *c,
 
     for (i = 1; i <= cat->n_events; i++) {
         if (strcasecmp(cat->events[i].name, ev->name) == 0) {
-            qtrace_err_set(err, "line %u: duplicate event '%s'", c->line,
-                           ev->name);
+            cat_fail(err, c, c->mark, "duplicate event '%s'", ev->name);
             return -EINVAL;
         }
     }
@@ -600,6 +772,7 @@ static int parse_lines(struct qtrace_catalog *cat, const char *text,
         const char *next;
 
         c.line++;
+        c.start = c.p;
         c.end = strchr(c.p, '\n');
         next = c.end ? c.end + 1 : NULL;
         if (!c.end) {
@@ -609,12 +782,12 @@ static int parse_lines(struct qtrace_catalog *cat, const char *text,
         skip_space(&c);
         if (c.p < c.end && *c.p != '#') {
             if (cat->n_events + 1 >= QTRACE_MAX_EVENTS) {
-                qtrace_err_set(err, "line %u: too many events (max %d)",
-                               c.line, QTRACE_MAX_EVENTS - 1);
+                cat_fail(err, &c, c.p, "too many events (max %d)",
+                         QTRACE_MAX_EVENTS - 1);
                 return -EINVAL;
             }
             if (grow_events(cat, &cap) < 0) {
-                qtrace_err_set(err, "line %u: out of memory", c.line);
+                cat_fail(err, &c, c.p, "out of memory");
                 return -ENOMEM;
             }
             memset(&cat->events[cat->n_events + 1], 0,
@@ -623,6 +796,7 @@ static int parse_lines(struct qtrace_catalog *cat, const char *text,
                               err);
             if (ret < 0) {
                 free(cat->events[cat->n_events + 1].fmt);
+                free(cat->events[cat->n_events + 1].fmt_src);
                 return ret;
             }
             cat->n_events++;
@@ -667,6 +841,7 @@ void qtrace_catalog_fini(struct qtrace_catalog *cat)
     if (cat->events) {
         for (i = 1; i <= cat->n_events; i++) {
             free(cat->events[i].fmt);
+            free(cat->events[i].fmt_src);
         }
     }
     free(cat->events);

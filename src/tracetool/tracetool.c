@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * qtrace's tracetool: turns the trace-events catalog into the C the plugin,
- * the writer and the reader share (event ids, one record struct per event,
- * compile-time checks that C lays records out as the catalog parser does).
- * Runs at build time: tracetool TRACE_EVENTS OUT_H OUT_C.
+ * qtrace-tracetool: trace-events (QEMU's syntax) to C. With --backends and
+ * --format it writes a program's trace.h or trace.c for libqtrace-trace,
+ * as QEMU's scripts/tracetool.py does; with three file names it writes
+ * the plugin's record structs and catalog (the project's own build).
+ * Options and errors here, the outputs in gen-*.c.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -11,7 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fmt-check.h"
+#include "gen.h"
 #include "qtrace/catalog.h"
+#include "qtrace/trace-control.h"
+
+#define TT_NAME "qtrace-tracetool"
 
 #define TT_MAX_INPUT (16u << 20)    /* a catalog is a few KiB; refuse junk */
 
@@ -68,194 +74,6 @@ fail:
     return NULL;
 }
 
-/* Upper-case copy of an event name, for QTRACE_EV_<NAME>. */
-static void tt_upper(const char *name, char *out, size_t size)
-{
-    size_t i;
-
-    for (i = 0; name[i] && i + 1 < size; i++) {
-        out[i] = (name[i] >= 'a' && name[i] <= 'z') ? name[i] - 'a' + 'A'
-                                                    : name[i];
-    }
-    out[i] = '\0';
-}
-
-static bool tt_is_var(const struct qtrace_arg_desc *a)
-{
-    return a->type == QTRACE_ARG_STR || a->type == QTRACE_ARG_BYTES;
-}
-
-/* The fixed-width C type of a fixed field (size_t is 8 bytes on disk). */
-static const char *tt_field_type(const struct qtrace_arg_desc *a)
-{
-    switch (a->type) {
-    case QTRACE_ARG_U8:
-    case QTRACE_ARG_BOOL:
-        return "uint8_t";
-    case QTRACE_ARG_U16:
-        return "uint16_t";
-    case QTRACE_ARG_U32:
-        return "uint32_t";
-    case QTRACE_ARG_U64:
-        return "uint64_t";
-    case QTRACE_ARG_I8:
-        return "int8_t";
-    case QTRACE_ARG_I16:
-        return "int16_t";
-    case QTRACE_ARG_I32:
-        return "int32_t";
-    case QTRACE_ARG_I64:
-        return "int64_t";
-    case QTRACE_ARG_STR:
-    case QTRACE_ARG_BYTES:
-        break;
-    }
-    return "uint16_t";
-}
-
-/* Print the event's declaration as written (names and types are clean). */
-static void tt_print_signature(FILE *f, const struct qtrace_event_desc *ev)
-{
-    unsigned int i;
-
-    fprintf(f, "%s%s(", ev->disabled ? "disable " : "", ev->name);
-    if (ev->n_args == 0) {
-        fputs("void", f);
-    }
-    for (i = 0; i < ev->n_args; i++) {
-        const char *t = ev->args[i].ctype;
-        size_t n = strlen(t);
-
-        fprintf(f, "%s%s%s%s", i ? ", " : "", t,
-                (n > 0 && t[n - 1] == '*') ? "" : " ", ev->args[i].name);
-    }
-    fputs(")", f);
-}
-
-static void tt_print_struct(FILE *f, const struct qtrace_event_desc *ev,
-                            const char *upper)
-{
-    unsigned int i;
-
-    fprintf(f, "/* trace-events line %u: ", ev->line);
-    tt_print_signature(f, ev);
-    fprintf(f, " */\nstruct qtrace_ev_%s {\n    struct qtrace_rec hdr;\n",
-            ev->name);
-    for (i = 0; i < ev->n_args; i++) {
-        const struct qtrace_arg_desc *a = &ev->args[i];
-
-        if (tt_is_var(a)) {
-            fprintf(f, "    uint16_t %s_len; /* %s: bytes follow the "
-                    "fixed part */\n", a->name, a->ctype);
-        } else if (strcmp(a->ctype, tt_field_type(a)) != 0) {
-            fprintf(f, "    %s %s; /* %s */\n", tt_field_type(a), a->name,
-                    a->ctype);
-        } else {
-            fprintf(f, "    %s %s;\n", tt_field_type(a), a->name);
-        }
-    }
-    fprintf(f, "};\n#define QTRACE_EV_%s_FIXED %u\n", upper,
-            (unsigned int)ev->fixed_size);
-    for (i = 0; i < ev->n_args; i++) {
-        const struct qtrace_arg_desc *a = &ev->args[i];
-
-        fprintf(f, "_Static_assert(offsetof(struct qtrace_ev_%s, %s%s) == "
-                "%u,\n               \"%s.%s%s: C layout differs from the "
-                "catalog rule\");\n", ev->name, a->name,
-                tt_is_var(a) ? "_len" : "", (unsigned int)a->offset,
-                ev->name, a->name, tt_is_var(a) ? "_len" : "");
-    }
-    fputs("\n", f);
-}
-
-static void tt_write_h(FILE *f, const struct qtrace_catalog *cat,
-                       const char *src)
-{
-    char upper[sizeof(cat->events[0].name)];
-    unsigned int i;
-
-    fprintf(f, "/* SPDX-License-Identifier: GPL-2.0-or-later */\n"
-            "/*\n * Event ids and record structs, generated from trace-events "
-            "by src/tracetool,\n * do not edit. Source: %s.\n */\n"
-            "#ifndef QTRACE_EVENTS_GENERATED_H\n"
-            "#define QTRACE_EVENTS_GENERATED_H\n\n"
-            "#include <stddef.h>\n#include <stdint.h>\n\n"
-            "#include \"qtrace/format.h\"\n\n"
-            "_Static_assert(sizeof(struct qtrace_rec) == 16,\n"
-            "               \"struct qtrace_rec must be 16 bytes\");\n\n"
-            "enum qtrace_event_id {\n", src);
-    for (i = 1; i <= cat->n_events; i++) {
-        tt_upper(cat->events[i].name, upper, sizeof(upper));
-        fprintf(f, "    QTRACE_EV_%s = %u,\n", upper, i);
-    }
-    fprintf(f, "    QTRACE_EV__COUNT = %u\n};\n\n", cat->n_events + 1);
-    for (i = 1; i <= cat->n_events; i++) {
-        tt_upper(cat->events[i].name, upper, sizeof(upper));
-        tt_print_struct(f, &cat->events[i], upper);
-    }
-    fputs("/* The trace-events text, verbatim (embedded in every trace). */\n"
-          "extern const char qtrace_catalog_text[];\n"
-          "/* Event names by id; [0] is NULL. */\n"
-          "extern const char *const qtrace_event_names[QTRACE_EV__COUNT];\n"
-          "\n#endif /* QTRACE_EVENTS_GENERATED_H */\n", f);
-}
-
-/*
- * Print text as C string literals, one per source line. Octal escapes are
- * always three digits so a following digit cannot extend them, and "??"
- * is broken up because -std=c11 turns "??/" and friends into trigraphs.
- */
-static void tt_print_c_string(FILE *f, const char *text)
-{
-    const unsigned char *p = (const unsigned char *)text;
-    bool open = false;
-
-    for (; *p; p++) {
-        if (!open) {
-            fputs("    \"", f);
-            open = true;
-        }
-        if (*p == '\\' || *p == '"') {
-            fprintf(f, "\\%c", *p);
-        } else if (*p == '\n') {
-            fputs("\\n\"\n", f);
-            open = false;
-        } else if (*p == '\t') {
-            fputs("\\t", f);
-        } else if (*p == '?' && p[1] == '?') {
-            fputs("?\\", f);
-        } else if (*p < 0x20 || *p >= 0x7f) {
-            fprintf(f, "\\%03o", *p);
-        } else {
-            fputc(*p, f);
-        }
-    }
-    if (open) {
-        fputs("\"\n", f);
-    } else if (!*text) {
-        fputs("    \"\"\n", f);
-    }
-}
-
-static void tt_write_c(FILE *f, const struct qtrace_catalog *cat,
-                       const char *src, const char *h_name)
-{
-    unsigned int i;
-
-    fprintf(f, "/* SPDX-License-Identifier: GPL-2.0-or-later */\n"
-            "/*\n * Event catalog text and names, generated from trace-events "
-            "by\n * src/tracetool, do not edit. Source: %s.\n */\n"
-            "#include \"%s\"\n\nconst char qtrace_catalog_text[] =\n",
-            src, h_name);
-    tt_print_c_string(f, cat->text);
-    fputs(";\n\nconst char *const qtrace_event_names[QTRACE_EV__COUNT] = "
-          "{\n    NULL,\n", f);
-    for (i = 1; i <= cat->n_events; i++) {
-        fprintf(f, "    \"%s\",\n", cat->events[i].name);
-    }
-    fputs("};\n", f);
-}
-
 static const char *tt_basename(const char *path)
 {
     const char *slash = strrchr(path, '/');
@@ -263,38 +81,56 @@ static const char *tt_basename(const char *path)
     return slash ? slash + 1 : path;
 }
 
+/* One generated file: what to write and where. */
+struct tt_output {
+    const char *path;
+    const struct qtrace_catalog *cat;
+    const char *src;                /* trace-events name for comments */
+    const char *format;             /* records-h, records-c, h, c */
+    const char *h_name;             /* header the .c includes */
+    const struct gen_program *gp;   /* h and c only */
+};
+
+static void tt_generate(FILE *f, const struct tt_output *o)
+{
+    if (strcmp(o->format, "records-h") == 0) {
+        gen_records_h(f, o->cat, o->src);
+    } else if (strcmp(o->format, "records-c") == 0) {
+        gen_records_c(f, o->cat, o->src, o->h_name);
+    } else if (strcmp(o->format, "h") == 0) {
+        gen_program_h(f, o->cat, o->gp);
+    } else {
+        gen_program_c(f, o->cat, o->gp);
+    }
+}
+
 /*
  * Write through "<path>.tmp" and rename, so a failed run never leaves a
  * half-written file that a later build would take for up to date.
  */
-static int tt_write_file(const char *path, const struct qtrace_catalog *cat,
-                         const char *src, const char *h_name)
+static int tt_write_file(const struct tt_output *o)
 {
-    size_t n = strlen(path) + 5;
+    size_t n = strlen(o->path) + 5;
     char *tmp = malloc(n);
     FILE *f;
     int ok;
 
     if (!tmp) {
-        fprintf(stderr, "tracetool: %s: %s\n", path, strerror(ENOMEM));
+        fprintf(stderr, TT_NAME ": %s: %s\n", o->path, strerror(ENOMEM));
         return -1;
     }
-    snprintf(tmp, n, "%s.tmp", path);
+    snprintf(tmp, n, "%s.tmp", o->path);
     f = fopen(tmp, "w");
     if (!f) {
-        fprintf(stderr, "tracetool: %s: %s\n", tmp, strerror(errno));
+        fprintf(stderr, TT_NAME ": %s: %s\n", tmp, strerror(errno));
         free(tmp);
         return -1;
     }
-    if (h_name) {
-        tt_write_c(f, cat, src, h_name);
-    } else {
-        tt_write_h(f, cat, src);
-    }
+    tt_generate(f, o);
     ok = !ferror(f);
     ok = (fclose(f) == 0) && ok;
-    if (!ok || rename(tmp, path) < 0) {
-        fprintf(stderr, "tracetool: %s: %s\n", path, strerror(errno));
+    if (!ok || rename(tmp, o->path) < 0) {
+        fprintf(stderr, TT_NAME ": %s: %s\n", o->path, strerror(errno));
         remove(tmp);
         free(tmp);
         return -1;
@@ -303,35 +139,270 @@ static int tt_write_file(const char *path, const struct qtrace_catalog *cat,
     return 0;
 }
 
-int main(int argc, char **argv)
+/* Backends by name; ust and dtrace are known but not built yet. */
+static const struct {
+    const char *name;
+    unsigned int bit;               /* 0: not built yet */
+} tt_backends[] = {
+    { "nop", QTRACE_TRACE_BACKEND_NOP },
+    { "log", QTRACE_TRACE_BACKEND_LOG },
+    { "simple", QTRACE_TRACE_BACKEND_SIMPLE },
+    { "ftrace", QTRACE_TRACE_BACKEND_FTRACE },
+    { "syslog", QTRACE_TRACE_BACKEND_SYSLOG },
+    { "ust", 0 },
+    { "dtrace", 0 },
+};
+
+/* Parse "log,simple" into a backend mask; prints and returns -1 if bad. */
+static int tt_parse_backends(const char *list, unsigned int *mask)
 {
-    struct qtrace_catalog cat;
+    const char *p = list;
+
+    *mask = 0;
+    while (*p) {
+        size_t n = strcspn(p, ",");
+        size_t i;
+        bool found = false;
+
+        for (i = 0; i < sizeof(tt_backends) / sizeof(tt_backends[0]); i++) {
+            if (strlen(tt_backends[i].name) == n &&
+                strncmp(tt_backends[i].name, p, n) == 0) {
+                found = true;
+                break;
+            }
+        }
+        if (!found) {
+            fprintf(stderr, TT_NAME ": --backends=%s: unknown backend "
+                    "'%.*s' (known: nop, log, simple, ftrace, syslog, ust, "
+                    "dtrace)\n", list, (int)n, p);
+            return -1;
+        }
+        if (!tt_backends[i].bit) {
+            fprintf(stderr, TT_NAME ": --backends=%s: the %s backend is not "
+                    "built yet\n", list, tt_backends[i].name);
+            return -1;
+        }
+        *mask |= tt_backends[i].bit;
+        p += n + (p[n] == ',');
+    }
+    if (!*mask) {
+        fprintf(stderr, TT_NAME ": --backends=%s: no backend\n", list);
+        return -1;
+    }
+    return 0;
+}
+
+static bool tt_is_ident(const char *s)
+{
+    size_t i;
+
+    if (!s[0] || (s[0] >= '0' && s[0] <= '9')) {
+        return false;
+    }
+    for (i = 0; s[i]; i++) {
+        if (!(s[i] == '_' || (s[i] >= 'a' && s[i] <= 'z') ||
+              (s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= '0' && s[i] <= '9'))) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Read and parse path, then check every format; prints on failure. */
+static int tt_load(const char *path, enum fmt_check_mode mode,
+                   struct qtrace_catalog *cat)
+{
     struct qtrace_err err;
     const char *why = NULL;
-    const char *src;
-    char *text;
+    char *text = tt_read_file(path, &why);
+    unsigned int i;
     int ret;
 
-    if (argc != 4) {
-        fputs("usage: tracetool TRACE_EVENTS OUT_H OUT_C\n", stderr);
-        return 2;
-    }
-    text = tt_read_file(argv[1], &why);
     if (!text) {
-        fprintf(stderr, "tracetool: %s: %s\n", argv[1], why);
-        return 1;
+        fprintf(stderr, TT_NAME ": %s: %s\n", path, why);
+        return -1;
     }
-    ret = qtrace_catalog_parse(&cat, text, &err);
+    ret = qtrace_catalog_parse(cat, text, &err);
     free(text);
     if (ret < 0) {
-        fprintf(stderr, "tracetool: %s: %s\n", argv[1], err.msg);
+        fprintf(stderr, TT_NAME ": %s:%s\n", path, err.msg);
+        return -1;
+    }
+    for (i = 1; i <= cat->n_events; i++) {
+        if (fmt_check_event(&cat->events[i], mode, &err) < 0) {
+            fprintf(stderr, TT_NAME ": %s:%s\n", path, err.msg);
+            qtrace_catalog_fini(cat);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* The project's own build: TRACE_EVENTS OUT_H OUT_C, the plugin's C. */
+static int tt_main_records(char **argv)
+{
+    struct qtrace_catalog cat;
+    struct tt_output o = { 0 };
+    int ret;
+
+    if (tt_load(argv[0], FMT_CHECK_RECORDS, &cat) < 0) {
         return 1;
     }
-    src = tt_basename(argv[1]);
-    ret = tt_write_file(argv[2], &cat, src, NULL);
+    o.cat = &cat;
+    o.src = tt_basename(argv[0]);
+    o.path = argv[1];
+    o.format = "records-h";
+    ret = tt_write_file(&o);
     if (ret == 0) {
-        ret = tt_write_file(argv[3], &cat, src, tt_basename(argv[2]));
+        o.path = argv[2];
+        o.format = "records-c";
+        o.h_name = tt_basename(argv[1]);
+        ret = tt_write_file(&o);
     }
+    qtrace_catalog_fini(&cat);
+    return ret == 0 ? 0 : 1;
+}
+
+/* "trace.c" -> "trace.h", the header the generated .c includes. */
+static void tt_header_of(const char *out, char *buf, size_t size)
+{
+    size_t n;
+
+    snprintf(buf, size, "%s", tt_basename(out));
+    n = strlen(buf);
+    if (n >= 2 && strcmp(buf + n - 2, ".c") == 0) {
+        buf[n - 1] = 'h';
+    } else {
+        snprintf(buf, size, "trace.h");
+    }
+}
+
+struct tt_opts {
+    const char *backends;           /* --backends=LIST */
+    const char *format;             /* --format=h|c|d|stap */
+    const char *group;              /* --group=NAME, default "all" */
+    const char *binary;             /* --binary=PATH (stap only) */
+    const char *header;             /* --header=NAME, the .c's include */
+};
+
+static int tt_usage(void)
+{
+    fputs("usage: " TT_NAME " --backends=LIST --format=h|c|d|stap "
+          "[--group=NAME]\n"
+          "                        [--binary=PATH] [--header=NAME] "
+          "TRACE_EVENTS OUT\n"
+          "       " TT_NAME " TRACE_EVENTS OUT_H OUT_C   "
+          "(qtrace's own record catalog)\n"
+          "backends: nop, log, simple, ftrace, syslog (ust, dtrace: not "
+          "built yet)\n", stderr);
+    return 2;
+}
+
+/* "--key=value" or "--key value"; advances *i past what it used. */
+static const char *tt_opt_value(int argc, char **argv, int *i,
+                                const char *key)
+{
+    size_t n = strlen(key);
+
+    if (strncmp(argv[*i], key, n) != 0) {
+        return NULL;
+    }
+    if (argv[*i][n] == '=') {
+        return argv[*i] + n + 1;
+    }
+    if (argv[*i][n] == '\0' && *i + 1 < argc) {
+        return argv[++*i];
+    }
+    return NULL;
+}
+
+static int tt_parse_opts(int argc, char **argv, struct tt_opts *o,
+                         char **pos, int *n_pos)
+{
+    static const char *const keys[] = {
+        "--backends", "--format", "--group", "--binary", "--header",
+        "--target-type", "--target-name", "--probe-prefix",
+    };
+    int i;
+
+    *n_pos = 0;
+    for (i = 1; i < argc; i++) {
+        const char **slot[] = { &o->backends, &o->format, &o->group,
+                                &o->binary, &o->header, NULL, NULL, NULL };
+        const char *v = NULL;
+        size_t k;
+
+        if (argv[i][0] != '-' || argv[i][1] == '\0') {
+            if (*n_pos == 3) {
+                return tt_usage();
+            }
+            pos[(*n_pos)++] = argv[i];
+            continue;
+        }
+        for (k = 0; k < sizeof(keys) / sizeof(keys[0]) && !v; k++) {
+            v = tt_opt_value(argc, argv, &i, keys[k]);
+            if (v && slot[k]) {
+                *slot[k] = v;
+            }
+        }
+        if (!v) {
+            fprintf(stderr, TT_NAME ": %s: unknown option\n", argv[i]);
+            return tt_usage();
+        }
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    struct tt_opts o = { .group = "all" };
+    struct gen_program gp = { 0 };
+    struct qtrace_catalog cat;
+    struct tt_output out = { 0 };
+    char *pos[3];
+    char h_name[256];
+    int n_pos;
+    int ret;
+
+    if (tt_parse_opts(argc, argv, &o, pos, &n_pos) != 0) {
+        return 2;
+    }
+    if (!o.backends && !o.format && n_pos == 3) {
+        return tt_main_records(pos);
+    }
+    if (!o.backends || !o.format || n_pos != 2) {
+        return tt_usage();
+    }
+    if (tt_parse_backends(o.backends, &gp.backends) < 0) {
+        return 1;
+    }
+    if (strcmp(o.format, "d") == 0 || strcmp(o.format, "stap") == 0) {
+        fprintf(stderr, TT_NAME ": --format=%s: needs the dtrace backend, "
+                "which is not built yet\n", o.format);
+        return 1;
+    }
+    if (strcmp(o.format, "h") != 0 && strcmp(o.format, "c") != 0) {
+        fprintf(stderr, TT_NAME ": --format=%s: unknown format (known: h, "
+                "c, d, stap)\n", o.format);
+        return 1;
+    }
+    if (!tt_is_ident(o.group) || strlen(o.group) > 48) {
+        fprintf(stderr, TT_NAME ": --group=%s: not a C identifier of at most "
+                "48 characters\n", o.group);
+        return 1;
+    }
+    if (tt_load(pos[0], FMT_CHECK_PROGRAM, &cat) < 0) {
+        return 1;
+    }
+    tt_header_of(pos[1], h_name, sizeof(h_name));
+    gp.group = o.group;
+    gp.src = tt_basename(pos[0]);
+    gp.h_name = o.header ? o.header : h_name;
+    out.path = pos[1];
+    out.cat = &cat;
+    out.format = o.format;
+    out.gp = &gp;
+    ret = tt_write_file(&out);
     qtrace_catalog_fini(&cat);
     return ret == 0 ? 0 : 1;
 }

@@ -201,6 +201,66 @@ static void test_catalog_escapes_in_format_are_decoded(void **state)
     qtrace_catalog_fini(&cat);
 }
 
+/* QEMU's host-sized types and plain pointers are 8 bytes in a record. */
+static void test_catalog_qemu_types_have_fixed_sizes(void **state)
+{
+    struct qtrace_catalog cat;
+    const struct qtrace_event_desc *ev;
+
+    (void)state;
+    parse_ok(&cat, "t(long l, unsigned long ul, short s, char c, "
+             "ssize_t ss, void *p, const int *ip, char *str) "
+             "\"%ld %lu %d %c %zd %p %p %s\"\n");
+    ev = find_ok(&cat, "t");
+    assert_int_equal(ev->n_args, 8);
+    assert_int_equal(ev->args[0].type, QTRACE_ARG_I64);
+    assert_int_equal(ev->args[1].type, QTRACE_ARG_U64);
+    assert_int_equal(ev->args[2].type, QTRACE_ARG_I16);
+    assert_int_equal(ev->args[3].type, QTRACE_ARG_I8);
+    assert_int_equal(ev->args[4].size, 8);
+    assert_int_equal(ev->args[5].type, QTRACE_ARG_U64);
+    assert_string_equal(ev->args[5].ctype, "void *");
+    assert_string_equal(ev->args[6].ctype, "const int *");
+    assert_int_equal(ev->args[7].type, QTRACE_ARG_STR);
+    qtrace_catalog_fini(&cat);
+}
+
+/* vcpu adds QEMU's implicit first argument and "cpu=%p " in front. */
+static void test_catalog_vcpu_adds_cpu_argument(void **state)
+{
+    struct qtrace_catalog cat;
+    const struct qtrace_event_desc *ev;
+
+    (void)state;
+    parse_ok(&cat, "disable vcpu v(uint32_t a) \"a %u\"\n"
+             "vcpu w(void) \"w\"\n");
+    ev = find_ok(&cat, "v");
+    assert_true(ev->disabled);
+    assert_true(ev->vcpu);
+    assert_int_equal(ev->n_args, 2);
+    assert_string_equal(ev->args[0].name, "__cpu");
+    assert_string_equal(ev->args[0].ctype, "void *");
+    assert_string_equal(ev->fmt, "cpu=%p a %u");
+    assert_string_equal(ev->fmt_src, "\"cpu=%p \" \"a %u\"");
+    assert_int_equal(find_ok(&cat, "w")->n_args, 1);
+    qtrace_catalog_fini(&cat);
+}
+
+/* The format as written is kept, PRI macros and all, for generated C. */
+static void test_catalog_format_source_kept_verbatim(void **state)
+{
+    struct qtrace_catalog cat;
+    const struct qtrace_event_desc *ev;
+
+    (void)state;
+    parse_ok(&cat, "f(uint64_t a)   \"a 0x%\" PRIx64 \" \\\"q\\\"\"  \n");
+    ev = find_ok(&cat, "f");
+    assert_string_equal(ev->fmt_src, "\"a 0x%\" PRIx64 \" \\\"q\\\"\"");
+    assert_string_equal(ev->fmt, "a 0x%llx \"q\"");
+    assert_int_equal(ev->fmt_col, 17);
+    qtrace_catalog_fini(&cat);
+}
+
 static void test_catalog_disable_keyword_sets_disabled(void **state)
 {
     struct qtrace_catalog cat;
@@ -348,54 +408,61 @@ struct bad_case {
 static const struct bad_case bad_cases[] = {
     { "a(void) \"a\"\n\n#\nb(uint32_t a) \"b\"\n\n\n"
       "c(uint128_t x) \"c\"\n",
-      "line 7: unknown type 'uint128_t' for argument 'x'" },
+      "7:3: unknown type 'uint128_t' for argument 'x' (standard C and "
+      "fixed-size integer types only; other pointers are 'void *')" },
     { "# c\nexec_tb(void) \"a\"\nexec_tb(void) \"b\"\n",
-      "line 3: duplicate event 'exec_tb'" },
+      "3:1: duplicate event 'exec_tb'" },
     { "ab(void) \"a\"\nAB(void) \"b\"\n",
-      "line 2: duplicate event 'AB'" },
+      "2:1: duplicate event 'AB'" },
     { "\n\n\nnofmt(uint32_t a)\n",
-      "line 4: missing format string" },
+      "4:18: missing format string" },
     { "nofmt(uint32_t a) PRIx64\n",
-      "line 1: missing format string" },
+      "1:19: missing format string" },
     { "many(uint8_t a, uint8_t b, uint8_t c, uint8_t d, uint8_t e, "
       "uint8_t f, uint8_t g, uint8_t h, uint8_t i, uint8_t j, uint8_t k, "
       "uint8_t l, uint8_t m) \"x\"\n",
-      "line 1: too many arguments (max 12)" },
+      "1:138: too many arguments (max 12)" },
     { "\nthis_event_name_is_far_too_long_to_be_accepted_by_qtrace_at_all_"
       "really(void) \"x\"\n",
-      "line 2: event name 'this_event_name_...' too long "
+      "2:1: event name 'this_event_name_...' too long "
       "(max 63 characters)" },
     { "a(uint32_t an_argument_name_longer_than_thirty_one) \"x\"\n",
-      "line 1: argument name 'an_argument_name...' too long "
+      "1:12: argument name 'an_argument_name...' too long "
       "(max 31 characters)" },
-    { "a(uint32_t x\n", "line 1: unterminated argument list" },
-    { "a(void) \"abc\n", "line 1: unterminated format string" },
-    { "a(void) \"a\\q\"\n", "line 1: unsupported escape in format string" },
+    { "a(uint32_t x\n", "1:13: unterminated argument list" },
+    { "a(void) \"abc\n", "1:9: unterminated format string" },
+    { "a(void) \"a\\q\"\n", "1:11: unsupported escape in format string" },
     { "a(void) \"%\" PRIxPTR\n",
-      "line 1: unknown macro 'PRIxPTR' in format string" },
-    { "a(void) \"a\" ;\n", "line 1: unexpected ';' after format string" },
-    { "a() \"a\"\n", "line 1: missing argument 1 (write 'void' for none)" },
+      "1:13: unknown macro 'PRIxPTR' in format string" },
+    { "a(void) \"a\" ;\n", "1:13: unexpected ';' after format string" },
+    { "a() \"a\"\n", "1:3: missing argument 1 (write 'void' for none)" },
     { "a(uint32_t x,) \"a\"\n",
-      "line 1: missing argument 2 (write 'void' for none)" },
-    { "a(uint32_t) \"a\"\n", "line 1: argument 1 needs a type and a name" },
+      "1:14: missing argument 2 (write 'void' for none)" },
+    { "a(uint32_t) \"a\"\n", "1:3: argument 1 needs a type and a name" },
     { "a(const char *) \"a\"\n",
-      "line 1: argument 1 needs a type and a name" },
+      "1:3: argument 1 needs a type and a name" },
     { "a(void, uint32_t x) \"a\"\n",
-      "line 1: argument 1 needs a type and a name" },
-    { "a(char *s) \"a\"\n", "line 1: unknown type 'char *' for argument 's'" },
-    { "a(uint32_t hdr) \"a\"\n", "line 1: argument name 'hdr' is reserved" },
+      "1:3: argument 1 needs a type and a name" },
+    { "a(struct foo *s) \"a\"\n",
+      "1:3: unknown type 'struct foo *' for argument 's' (standard C and "
+      "fixed-size integer types only; other pointers are 'void *')" },
+    { "a(uint32_t hdr) \"a\"\n", "1:12: argument name 'hdr' is reserved" },
     { "a(uint32_t x, uint64_t x) \"a\"\n",
-      "line 1: duplicate argument 'x'" },
+      "1:24: duplicate argument 'x'" },
     { "a(const char *s, uint16_t s_len) \"a\"\n",
-      "line 1: duplicate argument 's_len'" },
+      "1:27: duplicate argument 's_len'" },
     { "a(uint32_t x[4]) \"a\"\n",
-      "line 1: unexpected '[' in argument list" },
-    { "vcpu a(void) \"a\"\n", "line 1: unknown keyword 'vcpu'" },
-    { "a \"a\"\n", "line 1: expected '(' after 'a'" },
-    { "_a(void) \"a\"\n", "line 1: expected an event name, found '_'" },
-    { "(void) \"a\"\n", "line 1: expected an event name, found '('" },
-    { "disable \n", "line 1: expected an event name, found end of line" },
-    { "\x01(void)\n", "line 1: expected an event name, found 0x01" },
+      "1:13: unexpected '[' in argument list" },
+    { "foo a(void) \"a\"\n",
+      "1:1: unknown property 'foo' (known: disable, vcpu)" },
+    { "disable tcg a(void) \"a\", \"b\"\n",
+      "1:9: property 'tcg' needs QEMU's code generator: outside QEMU, "
+      "trace at run time with a plain event" },
+    { "a \"a\"\n", "1:3: expected '(' after 'a'" },
+    { "_a(void) \"a\"\n", "1:1: expected an event name, found '_'" },
+    { "(void) \"a\"\n", "1:1: expected an event name, found '('" },
+    { "disable \n", "1:9: expected '(' after 'disable'" },
+    { "\x01(void)\n", "1:1: expected an event name, found 0x01" },
 };
 
 static void test_catalog_bad_input_error_names_line(void **state)
@@ -441,7 +508,7 @@ static void test_catalog_too_many_events_fails_on_line(void **state)
 
     snprintf(text + len, cap - len, "one_more(void) \"\"\n");
     assert_int_equal(qtrace_catalog_parse(&cat, text, &err), -EINVAL);
-    assert_string_equal(err.msg, "line 1024: too many events (max 1023)");
+    assert_string_equal(err.msg, "1024:1: too many events (max 1023)");
     free(text);
 }
 
@@ -469,7 +536,11 @@ static void parse_any(const char *text)
         qtrace_catalog_fini(&cat);
     } else {
         assert_int_equal(ret, -EINVAL);
-        assert_memory_equal(err.msg, "line ", 5);
+        /* "LINE:COLUMN: ", both numbers from 1 */
+        assert_true(err.msg[0] >= '1' && err.msg[0] <= '9');
+        assert_non_null(strstr(err.msg, ": "));
+        assert_true(strspn(err.msg, "0123456789:") ==
+                    (size_t)(strstr(err.msg, ": ") - err.msg) + 1);
     }
 }
 
@@ -548,6 +619,9 @@ int main(void)
         cmocka_unit_test(test_catalog_pri_macros_expand_to_plain_format),
         cmocka_unit_test(test_catalog_escapes_in_format_are_decoded),
         cmocka_unit_test(test_catalog_disable_keyword_sets_disabled),
+        cmocka_unit_test(test_catalog_qemu_types_have_fixed_sizes),
+        cmocka_unit_test(test_catalog_vcpu_adds_cpu_argument),
+        cmocka_unit_test(test_catalog_format_source_kept_verbatim),
         cmocka_unit_test(test_catalog_comments_and_blank_lines_skipped),
         cmocka_unit_test(test_catalog_lookup_out_of_range_returns_null),
         cmocka_unit_test(test_catalog_text_is_copied),

@@ -216,7 +216,7 @@ static void test_tracetool_small_file_writes_both_outputs(void **state)
 static void test_tracetool_bad_file_exits_1_and_writes_nothing(void **state)
 {
     struct tt_dir *d = *state;
-    char want[256];
+    char want[384];
     char *msg;
     char tmp[160];
 
@@ -225,8 +225,9 @@ static void test_tracetool_bad_file_exits_1_and_writes_nothing(void **state)
     assert_int_equal(run_tracetool(d, d->in), 1);
     msg = read_text(d->err);
     assert_non_null(msg);
-    snprintf(want, sizeof(want), "tracetool: %s: line 3: unknown type "
-             "'uint128_t' for argument 'x'\n", d->in);
+    snprintf(want, sizeof(want), "qtrace-tracetool: %s:3:5: unknown type "
+             "'uint128_t' for argument 'x' (standard C and fixed-size "
+             "integer types only; other pointers are 'void *')\n", d->in);
     assert_string_equal(msg, want);
     assert_false(file_exists(d->out_h));
     assert_false(file_exists(d->out_c));
@@ -273,7 +274,7 @@ static void test_tracetool_wrong_arguments_exit_2(void **state)
     assert_int_equal(run(argv, d->err), 2);
     msg = read_text(d->err);
     assert_non_null(msg);
-    assert_contains(msg, "usage: tracetool");
+    assert_contains(msg, "usage: qtrace-tracetool");
     free(msg);
 }
 
