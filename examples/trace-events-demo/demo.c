@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 /* The qtrace tree builds one demo per backend set, each with its header. */
 #ifdef DEMO_TRACE_H
@@ -183,10 +184,35 @@ static void run_threads(const struct demo_opts *o)
     }
 }
 
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * --burst: n demo_job calls back to back, not echoed; the time they took
+ * goes to stderr ("burst N calls T ns"), to measure a backend's cost.
+ */
+static void burst(unsigned long n)
+{
+    uint64_t t0 = now_ns();
+    unsigned long b;
+
+    for (b = 0; b < n; b++) {
+        trace_demo_job((unsigned int)b, b, false);
+    }
+    if (n) {
+        fprintf(stderr, "burst %lu calls %" PRIu64 " ns\n", n,
+                now_ns() - t0);
+    }
+}
+
 static void run_jobs(const struct demo_opts *o)
 {
     static char buffer[64];
-    unsigned long b;
 
     trace_demo_start("demo", (int)o->jobs);
     printf("demo_start name demo jobs %d\n", (int)o->jobs);
@@ -198,9 +224,7 @@ static void run_jobs(const struct demo_opts *o)
     printf("demo_signed delta -5 big -70000 small -3\n");
     trace_demo_cpu(buffer, 7);
     printf("demo_cpu cpu=%p n 7\n", (void *)buffer);
-    for (b = 0; b < o->burst; b++) {
-        trace_demo_job((unsigned int)b, b, false);
-    }
+    burst(o->burst);
     trace_demo_done();
     printf("demo_done done\n");
 }

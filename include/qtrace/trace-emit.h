@@ -39,7 +39,7 @@ void qtrace_trace_ftrace(const char *fmt, ...)
  */
 struct qtrace_st_rec {
     size_t pos;                     /* where the next argument goes */
-    size_t end;                     /* end of the reserved room */
+    size_t start;                   /* where the record starts */
 };
 int qtrace_st_begin(struct qtrace_st_rec *rec, const struct trace_event *ev,
                     size_t args_bytes);

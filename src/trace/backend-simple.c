@@ -1,128 +1,105 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The simple backend: records in QEMU's simpletrace format (layout in
- * simple-format.h) go into a ring buffer on the tracing thread and a
- * writer thread copies them to the trace file. The ring is guarded by one
- * mutex, taken only when an event is on; a full ring drops the record and
- * counts it, and the count becomes a dropped record as soon as there is
- * room again, in order. The file lock orders drains, so bytes reach the
- * file in the order they entered the ring.
+ * simple-format.h). Tracing threads append them to a lock-free ring
+ * (simple-ring.h) with no lock, syscall or allocation per record; the
+ * writer thread, woken once per half ring (or every 100 ms), writes what
+ * is committed to the file with one writev() per batch. A full ring drops
+ * the record and counts it; the drainer writes the count as QEMU's
+ * dropped record after the batch it empties, so records plus dropped
+ * counts always add up. The file lock orders drains and file changes.
  */
 #include <errno.h>
 #include <pthread.h>
+#include <semaphore.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "qtrace/trace-emit.h"
 #include "simple-format.h"
+#include "simple-ring.h"
 #include "trace-int.h"
 
-#define RING_BYTES (64u << 10)      /* a power of two; ~1100 small records */
-#define RING_WAKE (RING_BYTES / 4)  /* wake the writer past this fill */
+#define RING_DEFAULT_BYTES (16u << 20) /* ~300000 small records */
+#define RING_MIN_BYTES (64u << 10)     /* room for the biggest record */
+#define RING_MAX_BYTES (1ul << 30)
+#define RING_ENV "QTRACE_TRACE_BUFFER"
 #define WRITER_PERIOD_MS 100        /* longest a record waits in the ring */
 #define TYPE_BYTES 8                /* the u64 record type */
+#define DROP_REC_BYTES (TYPE_BYTES + ST_EVENT_HEAD_BYTES + 8)
+#define FLUSH_YIELDS 100000         /* how long a flush waits for a
+                                       record still being written */
+#define DRAIN_CHUNK (1u << 20)      /* bytes per writev(): room is given
+                                       back to the tracing threads after
+                                       each, not after a whole half ring */
 
-static pthread_mutex_t ring_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t ring_cond = PTHREAD_COND_INITIALIZER;
-static uint8_t ring[RING_BYTES];
-static size_t ring_head;            /* bytes ever written, ring_lock */
-static size_t ring_tail;            /* bytes ever drained, ring_lock */
-static uint64_t dropped;            /* records lost since last report */
-static bool file_on;                /* records accepted, ring_lock */
+static bool file_on;                /* records accepted; atomic */
 static uint32_t file_pid;           /* getpid() when the file opened:
-                                       no syscall per record, ring_lock */
+                                       no syscall per record; atomic */
+static uint64_t dropped;            /* records lost, not yet written;
+                                       atomic */
+static sem_t writer_wake;           /* posted once per half ring */
+static size_t half_ring;            /* st_ring.size / 2, set at init */
 
 static pthread_mutex_t file_lock = PTHREAD_MUTEX_INITIALIZER;
 static FILE *file;                  /* the trace file, file_lock */
 static char *file_name;             /* its name, file_lock */
-#define DROP_REC_BYTES (TYPE_BYTES + ST_EVENT_HEAD_BYTES + 8)
-static uint8_t drain_buf[RING_BYTES + DROP_REC_BYTES];  /* file_lock */
 
 static pthread_t writer;
 static bool writer_running;
-
-/* Copy bytes into the ring at pos, wrapping; ring_lock held. */
-static void ring_put_locked(size_t pos, const void *src, size_t n)
-{
-    size_t at = pos & (RING_BYTES - 1);
-    size_t first = n < RING_BYTES - at ? n : RING_BYTES - at;
-
-    memcpy(ring + at, src, first);
-    memcpy(ring, (const uint8_t *)src + first, n - first);
-}
-
-static void ring_put_u64_locked(size_t *pos, uint64_t v)
-{
-    ring_put_locked(*pos, &v, sizeof(v));
-    *pos += sizeof(v);
-}
 
 static uint64_t now_ns(void)
 {
     struct timespec ts;
 
+    /* CLOCK_MONOTONIC, as QEMU's: read from the vDSO, no syscall */
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* Type, id, timestamp, length and pid of an event record at *pos. */
-static void put_event_head_locked(size_t *pos, uint64_t id,
-                                  size_t args_bytes)
+/* A full ring: count the loss, and wake the writer at its first one. */
+static void count_drop(void)
 {
-    uint32_t len_pid[2] = {
-        (uint32_t)(ST_EVENT_HEAD_BYTES + args_bytes), file_pid
-    };
-
-    ring_put_u64_locked(pos, ST_TYPE_EVENT);
-    ring_put_u64_locked(pos, id);
-    ring_put_u64_locked(pos, now_ns());
-    ring_put_locked(*pos, len_pid, sizeof(len_pid));
-    *pos += sizeof(len_pid);
-}
-
-/*
- * Make room for a record of total bytes, first writing the dropped record
- * owed; false (and one more drop) if the ring cannot take both.
- */
-static bool reserve_locked(size_t total)
-{
-    size_t need = total + (dropped ? DROP_REC_BYTES : 0);
-
-    if (RING_BYTES - (ring_head - ring_tail) < need) {
-        dropped++;
-        pthread_cond_signal(&ring_cond);
-        return false;
+    if (__atomic_fetch_add(&dropped, 1, __ATOMIC_RELAXED) == 0) {
+        sem_post(&writer_wake);
     }
-    if (dropped) {
-        put_event_head_locked(&ring_head, ST_DROPPED_ID, 8);
-        ring_put_u64_locked(&ring_head, dropped);
-        dropped = 0;
-    }
-    return true;
 }
 
 int qtrace_st_begin(struct qtrace_st_rec *rec, const struct trace_event *ev,
                     size_t args_bytes)
 {
     size_t total = TYPE_BYTES + ST_EVENT_HEAD_BYTES + args_bytes;
+    uint64_t id_ts[2];
+    uint32_t len_pid[2];
 
-    pthread_mutex_lock(&ring_lock);
-    if (!file_on || !reserve_locked(total)) {
-        pthread_mutex_unlock(&ring_lock);
+    if (!__atomic_load_n(&file_on, __ATOMIC_ACQUIRE)) {
         return -1;
     }
-    rec->pos = ring_head;
-    rec->end = ring_head + total;
-    put_event_head_locked(&rec->pos, ev->id, args_bytes);
-    return 0;                       /* ring_lock stays held until end */
+    if (!st_ring_reserve(total, &rec->start)) {
+        count_drop();
+        return -1;
+    }
+    /* the type word's first byte is left for st_ring_commit() */
+    id_ts[0] = ev->id;
+    id_ts[1] = now_ns();
+    len_pid[0] = (uint32_t)(ST_EVENT_HEAD_BYTES + args_bytes);
+    len_pid[1] = __atomic_load_n(&file_pid, __ATOMIC_RELAXED);
+    rec->pos = rec->start + TYPE_BYTES;
+    st_ring_put(rec->pos, id_ts, sizeof(id_ts));
+    st_ring_put(rec->pos + sizeof(id_ts), len_pid, sizeof(len_pid));
+    rec->pos += ST_EVENT_HEAD_BYTES;
+    return 0;
 }
 
 void qtrace_st_u64(struct qtrace_st_rec *rec, uint64_t value)
 {
-    ring_put_u64_locked(&rec->pos, value);
+    st_ring_put(rec->pos, &value, sizeof(value));
+    rec->pos += sizeof(value);
 }
 
 uint32_t qtrace_st_strlen(const char *s)
@@ -132,64 +109,134 @@ uint32_t qtrace_st_strlen(const char *s)
 
 void qtrace_st_str(struct qtrace_st_rec *rec, const char *s, uint32_t len)
 {
-    ring_put_locked(rec->pos, &len, sizeof(len));
+    st_ring_put(rec->pos, &len, sizeof(len));
     rec->pos += sizeof(len);
     if (len) {
-        ring_put_locked(rec->pos, s, len);
+        st_ring_put(rec->pos, s, len);
         rec->pos += len;
     }
 }
 
 void qtrace_st_end(struct qtrace_st_rec *rec)
 {
-    ring_head = rec->end;
-    if (ring_head - ring_tail >= RING_WAKE) {
-        pthread_cond_signal(&ring_cond);
+    st_ring_commit(rec->start, ST_TYPE_EVENT);
+    /* one wake-up per half ring: the record that crosses a half */
+    if ((rec->start ^ rec->pos) >= half_ring) {
+        sem_post(&writer_wake);
     }
-    pthread_mutex_unlock(&ring_lock);
 }
 
-/*
- * The dropped record still owed, after what was drained: without it a
- * burst that ends while the ring is full would lose its count; ring_lock.
- */
-static size_t put_owed_drops_locked(uint8_t *out)
+/* The dropped record owed, into out; its size, 0 if nothing was lost. */
+static size_t fmt_owed_drops(uint8_t out[DROP_REC_BYTES])
 {
-    uint64_t words[4] = { ST_TYPE_EVENT, ST_DROPPED_ID, now_ns(), 0 };
+    uint64_t count = __atomic_exchange_n(&dropped, 0, __ATOMIC_RELAXED);
+    uint64_t words[3] = { ST_TYPE_EVENT, ST_DROPPED_ID, now_ns() };
     uint32_t len_pid[2] = { ST_EVENT_HEAD_BYTES + 8, file_pid };
 
-    if (!dropped) {
+    if (!count) {
         return 0;
     }
-    words[3] = dropped;
-    memcpy(out, words, 24);
-    memcpy(out + 24, len_pid, sizeof(len_pid));
-    memcpy(out + 32, &words[3], 8);
-    dropped = 0;
+    memcpy(out, words, sizeof(words));
+    memcpy(out + sizeof(words), len_pid, sizeof(len_pid));
+    memcpy(out + sizeof(words) + sizeof(len_pid), &count, sizeof(count));
     return DROP_REC_BYTES;
 }
 
-/* Move everything buffered to the file (dropped if there is none). */
-static void drain(void)
+/* Write iov[0..n) whole, resuming after short writes; file_lock held. */
+static void write_all_locked(struct iovec *iov, int n)
 {
-    size_t n;
-    size_t at;
-    size_t first;
+    int fd = fileno(file);
 
-    pthread_mutex_lock(&file_lock);
-    pthread_mutex_lock(&ring_lock);
-    n = ring_head - ring_tail;
-    at = ring_tail & (RING_BYTES - 1);
-    first = n < RING_BYTES - at ? n : RING_BYTES - at;
-    memcpy(drain_buf, ring + at, first);
-    memcpy(drain_buf + first, ring, n - first);
-    ring_tail = ring_head;
-    n += put_owed_drops_locked(drain_buf + n);
-    pthread_mutex_unlock(&ring_lock);
-    if (file && n) {
-        if (fwrite(drain_buf, 1, n, file) != n || fflush(file) != 0) {
-            ctl_warn("%s: %s", file_name, strerror(errno));
+    while (n > 0) {
+        ssize_t done = writev(fd, iov, n);
+
+        if (done < 0 && errno == EINTR) {
+            continue;
         }
+        if (done < 0) {
+            ctl_warn("%s: %s", file_name, strerror(errno));
+            return;
+        }
+        while (n > 0 && (size_t)done >= iov->iov_len) {
+            done -= (ssize_t)iov->iov_len;
+            iov++;
+            n--;
+        }
+        if (n > 0) {
+            iov->iov_base = (uint8_t *)iov->iov_base + done;
+            iov->iov_len -= (size_t)done;
+        }
+    }
+}
+
+/*
+ * The committed records up to limit, waiting for the ones still being
+ * written when wait is set (a flush must hold all that came before it).
+ */
+static size_t committed_end(size_t limit, bool wait)
+{
+    size_t end = st_ring_committed_end(limit);
+    unsigned int tries = 0;
+
+    while (wait && end < limit && tries++ < FLUSH_YIELDS) {
+        sched_yield();
+        end = st_ring_committed_end(limit);
+    }
+    return end;
+}
+
+/*
+ * Write [tail, end) in one writev(), with the dropped record owed when
+ * drops is set, and give the room back; file_lock held.
+ */
+static void write_chunk_locked(size_t end, bool drops)
+{
+    uint8_t drop_rec[DROP_REC_BYTES];
+    struct iovec iov[3];
+    const uint8_t *ptr[2];
+    size_t len[2];
+    int n = st_ring_spans(end, ptr, len);
+    int i;
+
+    for (i = 0; i < n; i++) {
+        iov[i].iov_base = (void *)ptr[i];
+        iov[i].iov_len = len[i];
+    }
+    iov[n].iov_base = drop_rec;
+    iov[n].iov_len = drops ? fmt_owed_drops(drop_rec) : 0;
+    if (iov[n].iov_len) {
+        n++;
+    }
+    if (file && n) {
+        write_all_locked(iov, n);
+    }
+    st_ring_release(end);
+}
+
+/*
+ * Move the committed records to the file, DRAIN_CHUNK bytes per
+ * writev(), then the dropped record owed (with no file they are
+ * discarded). wait: also everything reserved before the call.
+ */
+static void drain(bool wait)
+{
+    size_t limit;
+    bool last = false;
+
+    if (!st_ring.buf) {
+        return;
+    }
+    pthread_mutex_lock(&file_lock);
+    limit = st_ring_head();
+    while (!last) {
+        size_t tail = st_ring_tail();
+        size_t chunk_limit = limit - tail > DRAIN_CHUNK ?
+                             tail + DRAIN_CHUNK : limit;
+        size_t end = committed_end(chunk_limit, wait);
+
+        /* a record still being written, or all there was: the end */
+        last = end < chunk_limit || end >= limit;
+        write_chunk_locked(end, last);
     }
     pthread_mutex_unlock(&file_lock);
 }
@@ -206,10 +253,8 @@ static void *writer_main(void *arg)
             until.tv_sec++;
             until.tv_nsec -= 1000000000L;
         }
-        pthread_mutex_lock(&ring_lock);
-        pthread_cond_timedwait(&ring_cond, &ring_lock, &until);
-        pthread_mutex_unlock(&ring_lock);
-        drain();
+        sem_timedwait(&writer_wake, &until);
+        drain(false);
     }
     return NULL;
 }
@@ -232,14 +277,70 @@ static bool write_preamble_locked(void)
                  fwrite(g->events[i].name, 1, len, file) == len;
         }
     }
+    /* flushed: the batches that follow go to the descriptor directly */
     return ok && fflush(file) == 0;
+}
+
+/* The ring size: QTRACE_TRACE_BUFFER bytes (k, M or G suffix) or 16 MiB. */
+static size_t ring_bytes(void)
+{
+    const char *env = getenv(RING_ENV);
+    char *end;
+    unsigned long long n;
+
+    if (!env || !*env) {
+        return RING_DEFAULT_BYTES;
+    }
+    n = strtoull(env, &end, 10);
+    if (*end == 'k' || *end == 'K') {
+        n <<= 10;
+        end++;
+    } else if (*end == 'M') {
+        n <<= 20;
+        end++;
+    } else if (*end == 'G') {
+        n <<= 30;
+        end++;
+    }
+    if (*end || n < RING_MIN_BYTES || n > RING_MAX_BYTES) {
+        ctl_warn("%s=%s: expected 64k to 1G; using 16M", RING_ENV, env);
+        return RING_DEFAULT_BYTES;
+    }
+    return (size_t)n;
+}
+
+static void init_ring_once(void)
+{
+    sem_init(&writer_wake, 0, 0);
+    if (st_ring_init(ring_bytes())) {
+        half_ring = st_ring.size / 2;
+    } else {
+        ctl_warn("simple: cannot allocate the trace buffer: %s",
+                 strerror(ENOMEM));
+    }
+}
+
+/* The ring and the writer's semaphore, once; false if memory is short. */
+static bool init_ring(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+    pthread_once(&once, init_ring_once);
+    return st_ring.buf != NULL;
 }
 
 bool st_set_trace_file_enabled(bool enable)
 {
     bool was;
 
-    drain();
+    if (!init_ring()) {
+        return false;
+    }
+    if (!enable) {
+        /* refuse new records first, then write out what came before */
+        __atomic_store_n(&file_on, false, __ATOMIC_RELEASE);
+    }
+    drain(true);
     pthread_mutex_lock(&file_lock);
     was = file != NULL;
     if (enable && !file && file_name) {
@@ -253,10 +354,8 @@ bool st_set_trace_file_enabled(bool enable)
         fclose(file);
         file = NULL;
     }
-    pthread_mutex_lock(&ring_lock);
-    file_on = file != NULL;
-    file_pid = (uint32_t)getpid();
-    pthread_mutex_unlock(&ring_lock);
+    __atomic_store_n(&file_pid, (uint32_t)getpid(), __ATOMIC_RELAXED);
+    __atomic_store_n(&file_on, file != NULL, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&file_lock);
     return was;
 }
@@ -286,12 +385,12 @@ void st_set_trace_file(const char *name)
 
 void st_flush_trace_buffer(void)
 {
-    drain();
+    drain(true);
 }
 
 static void flush_at_exit(void)
 {
-    drain();
+    drain(true);
 }
 
 bool backend_simple_start(void)
@@ -301,10 +400,13 @@ bool backend_simple_start(void)
     if (writer_running) {
         return true;
     }
+    if (!init_ring()) {
+        return false;
+    }
     err = pthread_create(&writer, NULL, writer_main, NULL);
     if (err) {
         ctl_warn("simple: cannot start the writer thread: %s",
-                   strerror(err));
+                 strerror(err));
         return false;
     }
     pthread_detach(writer);
