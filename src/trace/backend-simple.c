@@ -74,8 +74,13 @@ int qtrace_st_begin(struct qtrace_st_rec *rec, const struct trace_event *ev,
                     size_t args_bytes)
 {
     size_t total = TYPE_BYTES + ST_EVENT_HEAD_BYTES + args_bytes;
-    uint64_t id_ts[2];
-    uint32_t len_pid[2];
+    struct {
+        uint64_t id;
+        uint64_t timestamp_ns;
+        uint32_t len;
+        uint32_t pid;
+    } head;
+    _Static_assert(sizeof(head) == ST_EVENT_HEAD_BYTES, "no padding");
 
     if (!__atomic_load_n(&file_on, __ATOMIC_ACQUIRE)) {
         return -1;
@@ -85,14 +90,12 @@ int qtrace_st_begin(struct qtrace_st_rec *rec, const struct trace_event *ev,
         return -1;
     }
     /* the type word's first byte is left for st_ring_commit() */
-    id_ts[0] = ev->id;
-    id_ts[1] = now_ns();
-    len_pid[0] = (uint32_t)(ST_EVENT_HEAD_BYTES + args_bytes);
-    len_pid[1] = __atomic_load_n(&file_pid, __ATOMIC_RELAXED);
-    rec->pos = rec->start + TYPE_BYTES;
-    st_ring_put(rec->pos, id_ts, sizeof(id_ts));
-    st_ring_put(rec->pos + sizeof(id_ts), len_pid, sizeof(len_pid));
-    rec->pos += ST_EVENT_HEAD_BYTES;
+    head.id = ev->id;
+    head.timestamp_ns = now_ns();
+    head.len = (uint32_t)(ST_EVENT_HEAD_BYTES + args_bytes);
+    head.pid = __atomic_load_n(&file_pid, __ATOMIC_RELAXED);
+    st_ring_put(rec->start + TYPE_BYTES, &head, sizeof(head));
+    rec->pos = rec->start + TYPE_BYTES + sizeof(head);
     return 0;
 }
 

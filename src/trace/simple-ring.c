@@ -43,6 +43,14 @@ bool st_ring_init(size_t size_bytes)
     return ok;
 }
 
+void st_ring_put_wrapped(size_t at, const void *src, size_t n)
+{
+    size_t first = st_ring.size - at;
+
+    memcpy(st_ring.buf + at, src, first);
+    memcpy(st_ring.buf, (const uint8_t *)src + first, n - first);
+}
+
 /* The u32 at ring position pos, which may wrap. */
 static uint32_t get_u32(size_t pos)
 {

@@ -64,18 +64,19 @@ static inline bool st_ring_reserve(size_t total, size_t *start)
     return true;
 }
 
+/* The rare copy that wraps past the ring's end (out of line, cold). */
+void st_ring_put_wrapped(size_t at, const void *src, size_t n)
+    __attribute__((visibility("hidden"), cold));
+
 /* Copy n bytes to ring position pos (any count of bytes ever written). */
 static inline void st_ring_put(size_t pos, const void *src, size_t n)
 {
     size_t at = pos & (st_ring.size - 1);
 
-    if (at + n <= st_ring.size) {
+    if (__builtin_expect(at + n <= st_ring.size, 1)) {
         memcpy(st_ring.buf + at, src, n);
     } else {
-        size_t first = st_ring.size - at;
-
-        memcpy(st_ring.buf + at, src, first);
-        memcpy(st_ring.buf, (const uint8_t *)src + first, n - first);
+        st_ring_put_wrapped(at, src, n);
     }
 }
 

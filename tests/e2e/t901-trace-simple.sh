@@ -135,9 +135,18 @@ check_eq "threads: records = the echo, in any order" \
     "$(md5sum < "$WORK/want")" "$(md5sum < "$WORK/got")"
 check_eq "threads: record count" 505 "$(wc -l < "$WORK/got")"
 
-# A burst far bigger than the 64 KiB buffer: records and dropped counts
-# add up to every demo_job traced (3 echoed + the burst).
-demo simple --trace "demo_job,file=$WORK/burst" --burst 200000
+# A burst that fits in the default 16 MiB buffer (250003 records of 56
+# bytes, 14 MB) is kept whole, however late the writer thread runs.
+demo simple --trace "demo_job,file=$WORK/big" --burst 250000
+"$QTRACE" info "$WORK/big" > "$WORK/info"
+check_eq "burst within the buffer: every record kept" \
+    "records: 250003 dropped: 0" \
+    "$(grep -E '^(records|dropped):' "$WORK/info" | tr '\n' ' ' | sed 's/ $//')"
+
+# A burst far bigger than a 64 KiB buffer (QTRACE_TRACE_BUFFER): records
+# and dropped counts add up to every demo_job traced (3 echoed + burst).
+QTRACE_TRACE_BUFFER=64k demo simple --trace "demo_job,file=$WORK/burst" \
+    --burst 200000
 python3 "$(dirname "$0")/simpletrace-read.py" "$EV" "$WORK/burst" \
     > "$WORK/got"
 jobs=$(grep -c '^demo_job ' "$WORK/got")
@@ -147,4 +156,21 @@ check_eq "burst: records + dropped" 200003 $((jobs + drops))
 "$QTRACE" info "$WORK/burst" > "$WORK/info"
 check_eq "qtrace info: dropped" "dropped: $drops" \
     "$(grep '^dropped:' "$WORK/info")"
+echo "NOTE $TEST_NAME: 64 KiB buffer, burst of 200000: $drops dropped"
+
+# Four threads at once into a 64 KiB buffer, so that they race for room
+# and overflow it: every record read back is one a thread echoed, whole,
+# and records plus dropped counts add up to the echo.
+QTRACE_TRACE_BUFFER=64k demo simple --trace "demo_*,file=$WORK/race" \
+    --threads 4 --jobs 20000
+echo_as_simple "$WORK/out" "$PID" | sort > "$WORK/want"
+python3 "$(dirname "$0")/simpletrace-read.py" "$EV" "$WORK/race" \
+    > "$WORK/got"
+drops=$(awk -F'count=' '/^dropped / { n += $2 } END { print n + 0 }' \
+    "$WORK/got")
+grep -v '^dropped ' "$WORK/got" | sort > "$WORK/got.kept"
+check_eq "racing threads: records + dropped" "$(wc -l < "$WORK/want")" \
+    $(($(wc -l < "$WORK/got.kept") + drops))
+check_eq "racing threads: every record is one that was traced" "" \
+    "$(comm -13 "$WORK/want" "$WORK/got.kept" | head -3)"
 finish
