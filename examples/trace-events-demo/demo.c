@@ -14,6 +14,9 @@
  *                     [--flush-check PATH]
  *                     [--list PATTERN]
  */
+/* clock_gettime() also when a build asks for strict ISO C (-std=c11) */
+#define _POSIX_C_SOURCE 200809L
+
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdbool.h>

@@ -6,9 +6,10 @@
 # scripts/simpletrace.py when QEMU's sources are at $QEMU_SRC, all read
 # back what trace-events-demo echoed. Also: the default file trace-PID,
 # file=, switching files mid-run (trace-file set), trace-file off and on,
-# trace-file flush,
-# four threads at once, and a burst that
-# overflows the buffer, whose dropped records account for every event.
+# trace-file flush, four threads at once, a burst that fits in the
+# buffer kept whole, and bursts and racing threads that overflow a small
+# buffer (QTRACE_TRACE_BUFFER), whose dropped records account for every
+# event.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/trace-lib.sh"
 EV="$DEMO_SRC/trace-events"
