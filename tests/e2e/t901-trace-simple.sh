@@ -144,6 +144,15 @@ check_eq "burst within the buffer: every record kept" \
     "records: 250003 dropped: 0" \
     "$(grep -E '^(records|dropped):' "$WORK/info" | tr '\n' ' ' | sed 's/ $//')"
 
+# A buffer size out of range is refused with one line; the default holds.
+QTRACE_TRACE_BUFFER=12 demo simple --trace "demo_job,file=$WORK/bad" \
+    --burst 1000
+check_eq "QTRACE_TRACE_BUFFER=12: warning" \
+    "qtrace-trace: QTRACE_TRACE_BUFFER=12: expected 64k to 1G; using 16M" \
+    "$(grep -v '^burst ' "$WORK/err")"
+check_eq "QTRACE_TRACE_BUFFER=12: records" "records: 1003" \
+    "$("$QTRACE" info "$WORK/bad" | grep '^records:')"
+
 # A burst far bigger than a 64 KiB buffer (QTRACE_TRACE_BUFFER): records
 # and dropped counts add up to every demo_job traced (3 echoed + burst).
 QTRACE_TRACE_BUFFER=64k demo simple --trace "demo_job,file=$WORK/burst" \
