@@ -4,11 +4,14 @@
  * record with every length checked before use. Runs on the CLI's thread.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "simple-format.h"
 #include "simple-read.h"
@@ -51,18 +54,26 @@ bool st_is_simpletrace(const void *head, size_t len)
            get_u64((const uint8_t *)head + 8) == ST_MAGIC;
 }
 
+/*
+ * Opened without blocking and only read when it is a regular file: a
+ * FIFO or a device named on the command line must not hang the probe
+ * (the reader that opens it next says what is wrong with it).
+ */
 bool st_file_is_simpletrace(const char *path)
 {
     uint8_t head[ST_HEADER_BYTES];
-    FILE *f = fopen(path, "rb");
-    size_t n;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    ssize_t n = -1;
 
-    if (!f) {
+    if (fd < 0) {
         return false;
     }
-    n = fread(head, 1, sizeof(head), f);
-    fclose(f);
-    return st_is_simpletrace(head, n);
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+        n = read(fd, head, sizeof(head));
+    }
+    close(fd);
+    return n > 0 && st_is_simpletrace(head, (size_t)n);
 }
 
 static int read_all(const char *path, struct st_reader *rd,
