@@ -127,6 +127,42 @@ for m in re.finditer(r'probe qemu\.trace_events_demo_dtrace\.(\w+) = '
 print('same' if got == want else 'want %s got %s' % (want, got))
 PY
 check_eq ".stp: every event and argument name" same "$(cat "$WORK/stap.check")"
+# A real tracer: bpftrace raises the semaphores of the running program,
+# so trace_foo() calls out with no --trace at all, and reads every
+# argument as the demo echoes it. Where bpftrace cannot attach (no BPF
+# or uprobes for this user), it says so and the rest stands.
+if command -v bpftrace > /dev/null; then
+    U="usdt:$BIN:demo"
+    # BEGIN runs once every probe is attached.
+    prog="BEGIN { printf(\"ready\\n\"); }
+        $U:demo_start { printf(\"demo_start name %s jobs %d\\n\", str(arg0), arg1); }
+        $U:demo_job { printf(\"demo_job idx %u cost 0x%lx last %d\\n\", arg0, arg1, arg2); }
+        $U:demo_buffer { printf(\"demo_buffer buf 0x%lx len %lu\\n\", arg0, arg1); }
+        $U:demo_signed { printf(\"demo_signed delta %ld big %ld small %d\\n\", arg0, arg1, arg2); }
+        $U:demo_cpu { printf(\"demo_cpu cpu=0x%lx n %u\\n\", arg0, arg1); }
+        $U:demo_done { printf(\"demo_done done\\n\"); }"
+    (cd "$WORK" && exec "$BIN" --wait-file "$WORK/go" --jobs 3) \
+        > "$WORK/out" 2> "$WORK/err" &
+    PID=$!
+    timeout 60 bpftrace -p "$PID" -e "$prog" > "$WORK/bpf" 2> "$WORK/bpf.err" &
+    BPF=$!
+    i=0
+    while ! grep -q '^ready' "$WORK/bpf" && kill -0 "$BPF" 2> /dev/null &&
+        [ $i -lt 300 ]; do
+        sleep 0.1
+        i=$((i + 1))
+    done
+    attached=$(grep -c '^ready' "$WORK/bpf")
+    touch "$WORK/go"
+    wait "$PID"
+    wait "$BPF"
+    if [ "$attached" -eq 1 ]; then
+        check_eq "bpftrace: every probe with its arguments = the echo" \
+            "$(cat "$WORK/out")" "$(grep '^demo_' "$WORK/bpf")"
+    else
+        echo "NOTE bpftrace cannot attach here: $(grep -m1 . "$WORK/bpf.err")"
+    fi
+fi
 if command -v stap > /dev/null; then
     printf 'probe qemu.trace_events_demo_dtrace.demo_job { println(idx) }\n' \
         > "$WORK/use.stp"
