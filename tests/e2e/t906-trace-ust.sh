@@ -4,7 +4,9 @@
 # "lttng list -u" shows its provider 'demo' with every event that is not
 # "disable"; in a session with demo:* enabled, babeltrace2 reads back one
 # event per trace call with every field equal to what the demo echoed
-# (strings quoted, pointers in hex, signed values negative). The
+# (strings quoted, pointers in hex, signed values negative), and the
+# trace's CTF metadata types each field as trace-events does (a table
+# of the C types here, not the generator's). The
 # log,ust,dtrace build sends each event to each backend whose switch is
 # on: --trace for log, lttng enable-event for ust. Uses a running
 # session daemon, or starts one in a private LTTNG_HOME and stops it.
@@ -141,6 +143,51 @@ run_traced() {
     babeltrace2 "$WORK/trace" > "$WORK/bt2" 2> "$WORK/bt2.err"
     check_eq "$set_: babeltrace2 reads the trace" "0 " \
         "$? $(head -1 "$WORK/bt2.err")"
+    for m in "$WORK"/trace/ust/*/*/*/metadata; do
+        babeltrace2 -o ctf-metadata "$(dirname "$m")" > "$WORK/metadata"
+    done
+}
+
+# field_types: per event "name field:kind ..." from the trace's CTF
+# metadata (kind: string, or sSIZE/uSIZE with /16 for hex), and the same
+# from trace-events with a table of the C types (expected_types).
+field_types() {
+    python3 - "$1" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+for m in re.finditer(r'name = "demo:(\w+)";.*?fields := struct \{(.*?)\};',
+                     text, re.S):
+    out = [m.group(1)]
+    for f in re.finditer(r'(string|integer \{([^}]*)\})[^;]*? _?(\w+);',
+                         m.group(2)):
+        if f.group(1) == 'string':
+            kind = 'string'
+        else:
+            attr = dict(re.findall(r'(\w+) = (\w+);', f.group(2)))
+            kind = ('s' if attr['signed'] == '1' else 'u') + attr['size']
+            kind += '/16' if attr.get('base') in ('16', 'hex', 'x') else ''
+        out.append('%s:%s' % (f.group(3), kind))
+    print(' '.join(out))
+PY
+}
+expected_types() {
+    python3 - "$DEMO_SRC/trace-events" <<'PY'
+import re, sys
+kind = {'int': 's32', 'unsigned': 'u32', 'uint32_t': 'u32', 'int8_t': 's8',
+        'uint64_t': 'u64', 'int64_t': 's64', 'long': 's64', 'size_t': 'u64',
+        'bool': 'u8', 'const char *': 'string', 'void *': 'u64/16'}
+for line in open(sys.argv[1]):
+    m = re.match(r'([a-z ]*?)(\w+)\((.*)\) "', line)
+    if not m or 'disable' in m.group(1).split():
+        continue
+    args = [a.strip() for a in m.group(3).split(',')]
+    args = [] if args == ['void'] else args
+    out = [m.group(2)] + (['__cpu:u64/16'] if 'vcpu' in m.group(1) else [])
+    for a in args:
+        t, n = re.match(r'(.*?)\s*(\w+)$', a).groups()
+        out.append('%s:%s' % (n, kind[t]))
+    print(' '.join(out))
+PY
 }
 
 run_traced ust 'demo:*' --jobs 3
@@ -161,6 +208,8 @@ check_grep "ust: pointers in hex" '^demo_buffer buf 0x[0-9A-Fa-f]+ len 64$' \
     "$WORK/got"
 check_grep "ust: signed values" '^demo_signed delta -5 big -70000 small -3$' \
     "$WORK/got"
+check_eq "ust: CTF field types as trace-events declares them" \
+    "$(expected_types | sort)" "$(field_types "$WORK/metadata" | sort)"
 check_eq "ust: the 'disable' event is absent" 0 \
     "$(grep -c demo_hot "$WORK/bt2")"
 
