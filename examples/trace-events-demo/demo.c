@@ -11,12 +11,12 @@
  *   trace-events-demo [--trace ARG]... [--msg timestamp=on|off]
  *                     [--jobs N] [--burst N] [--threads N]
  *                     [--switch-file PATH] [--file-cycle 1]
- *                     [--flush-check PATH]
+ *                     [--flush-check PATH] [--wait-file PATH]
  *                     [--list PATTERN]
  */
-/* clock_gettime() also when a build asks for strict ISO C (-std=c11) */
-#define _POSIX_C_SOURCE 200809L
-
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L  /* clock_gettime(), nanosleep() under -std=c11 */
+#endif
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -46,6 +46,9 @@ struct demo_opts {
     const char *flush_check;        /* --flush-check: flush after job 0
                                        and print this file's size */
     const char *list;               /* --list: print events and stop */
+    const char *wait_file;          /* --wait-file: trace only once this
+                                       file exists (lets a test look at
+                                       the running program first) */
 };
 
 static int usage(void)
@@ -53,7 +56,8 @@ static int usage(void)
     fputs("usage: trace-events-demo [--trace ARG]... "
           "[--msg timestamp=on|off] [--jobs N] [--burst N] "
           "[--threads N] [--switch-file PATH] [--file-cycle 1] "
-          "[--flush-check PATH] [--list PATTERN]\n", stderr);
+          "[--flush-check PATH] [--wait-file PATH] [--list PATTERN]\n",
+          stderr);
     return 2;
 }
 
@@ -88,6 +92,8 @@ static int parse_opts(int argc, char **argv, struct demo_opts *o)
             o->flush_check = v;
         } else if (strcmp(argv[i], "--switch-file") == 0) {
             o->switch_file = v;
+        } else if (strcmp(argv[i], "--wait-file") == 0) {
+            o->wait_file = v;
         } else if (strcmp(argv[i], "--list") == 0) {
             o->list = v;
         } else {
@@ -232,6 +238,18 @@ static void run_jobs(const struct demo_opts *o)
     printf("demo_done done\n");
 }
 
+/* --wait-file: poll every 10 ms, for at most 30 s. */
+static void wait_for_file(const char *path)
+{
+    const struct timespec tick = { .tv_nsec = 10 * 1000 * 1000 };
+    struct stat st;
+    int i;
+
+    for (i = 0; i < 3000 && stat(path, &st) != 0; i++) {
+        nanosleep(&tick, NULL);
+    }
+}
+
 int main(int argc, char **argv)
 {
     struct demo_opts o = { .jobs = 3 };
@@ -246,6 +264,9 @@ int main(int argc, char **argv)
     if (o.list) {
         list_events(o.list);
         return 0;
+    }
+    if (o.wait_file) {
+        wait_for_file(o.wait_file);
     }
     run_jobs(&o);
     return 0;

@@ -44,19 +44,26 @@ struct trace_event_group {
 #define QTRACE_TRACE_BACKEND_SIMPLE  (1u << 2)
 #define QTRACE_TRACE_BACKEND_FTRACE  (1u << 3)
 #define QTRACE_TRACE_BACKEND_SYSLOG  (1u << 4)
+#define QTRACE_TRACE_BACKEND_UST     (1u << 5)
+#define QTRACE_TRACE_BACKEND_DTRACE  (1u << 6)
 
 /*
  * State tests, as in QEMU: id is the TRACE_FOO of an event foo in trace.h.
  * trace_event_get_state_backends(TRACE_FOO) is a constant false for
  * "disable" events (no code at all), otherwise one relaxed load and one
- * predictable branch. Use it to guard work done only for a trace call.
+ * predictable branch per switch: the event's own state, and with the ust
+ * or dtrace backend LTTng's state of the tracepoint and the count of
+ * attached tracers (TRACE_FOO_BACKEND_DSTATE() in trace.h). Use it to
+ * guard work done only for a trace call.
  */
 #define trace_event_get_state_dynamic_by_id(id) \
     (__builtin_expect(__atomic_load_n(&_##id##_DSTATE, __ATOMIC_RELAXED) \
                       != 0, 0))
 #define trace_event_get_state(id) \
     ((id##_ENABLED) && trace_event_get_state_dynamic_by_id(id))
-#define trace_event_get_state_backends(id) trace_event_get_state(id)
+#define trace_event_get_state_backends(id) \
+    ((id##_ENABLED) && (trace_event_get_state_dynamic_by_id(id) || \
+                        id##_BACKEND_DSTATE()))
 
 /*
  * Start the backends the program was generated with (simple: its writer

@@ -4,7 +4,9 @@
  * trace.h gives trace_foo() (an inline test of one flag, then an
  * out-of-line call), TRACE_FOO and TRACE_FOO_ENABLED; trace.c holds the
  * events' state, registers the group from a constructor and calls each
- * chosen backend of libqtrace-trace (qtrace/trace-emit.h).
+ * chosen backend of libqtrace-trace (qtrace/trace-emit.h). The ust and
+ * dtrace parts, which have switches of their own, come from gen-ust.c
+ * and gen-dtrace.c.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -56,6 +58,39 @@ static void print_arg_names(FILE *f, const struct qtrace_event_desc *ev,
     }
 }
 
+/*
+ * TRACE_FOO_BACKEND_DSTATE(): the switches of ust and dtrace, which live
+ * outside qtrace (an LTTng session, an attached tracer); 0 without them.
+ */
+static void print_backend_dstate(FILE *f, const struct qtrace_event_desc *ev,
+                                 const struct gen_program *gp,
+                                 const char *up)
+{
+    unsigned int ext = is_live(ev, gp) ? gp->backends & GEN_EXTERNAL_BACKENDS
+                                       : 0;
+
+    if (ext & QTRACE_TRACE_BACKEND_UST) {
+        gen_ust_decl_h(f, ev, gp);
+    }
+    if (ext & QTRACE_TRACE_BACKEND_DTRACE) {
+        gen_dtrace_decl_h(f, ev, gp);
+    }
+    fprintf(f, "#define TRACE_%s_BACKEND_DSTATE() (", up);
+    if (!ext) {
+        fputs("0", f);
+    }
+    if (ext & QTRACE_TRACE_BACKEND_UST) {
+        gen_ust_state_h(f, ev, gp);
+    }
+    if (ext == GEN_EXTERNAL_BACKENDS) {
+        fputs(" || \\\n    ", f);
+    }
+    if (ext & QTRACE_TRACE_BACKEND_DTRACE) {
+        gen_dtrace_state_h(f, ev, gp);
+    }
+    fputs(")\n", f);
+}
+
 static void print_event_h(FILE *f, const struct qtrace_event_desc *ev,
                           const struct gen_program *gp)
 {
@@ -67,6 +102,7 @@ static void print_event_h(FILE *f, const struct qtrace_event_desc *ev,
     gen_print_signature(f, ev);
     fprintf(f, " */\n#define TRACE_%s_ENABLED %d\nextern uint16_t "
             "_TRACE_%s_DSTATE;\n", up, is_live(ev, gp) ? 1 : 0, up);
+    print_backend_dstate(f, ev, gp, up);
     if (is_live(ev, gp)) {
         fprintf(f, "void _nocheck__trace_%s(", ev->name);
         print_params(f, ev);
@@ -76,7 +112,7 @@ static void print_event_h(FILE *f, const struct qtrace_event_desc *ev,
     print_params(f, ev);
     fputs(")\n{\n", f);
     if (is_live(ev, gp)) {
-        fprintf(f, "    if (trace_event_get_state(TRACE_%s)) {\n"
+        fprintf(f, "    if (trace_event_get_state_backends(TRACE_%s)) {\n"
                 "        _nocheck__trace_%s(", up, ev->name);
         print_arg_names(f, ev, false);
         fputs(");\n    }\n", f);
@@ -102,9 +138,12 @@ void gen_program_h(FILE *f, const struct qtrace_catalog *cat,
             "#ifndef QTRACE_TRACE_GROUP_%s_H\n#define QTRACE_TRACE_GROUP_%s_H"
             "\n\n#include <stdbool.h>\n#include <stddef.h>\n"
             "#include <stdint.h>\n#include <sys/types.h>\n\n"
-            "#include \"qtrace/trace-control.h\"\n\n"
-            "enum trace_%s_event_id {\n", gp->group, gp->src, gup, gup,
-            gp->group);
+            "#include \"qtrace/trace-control.h\"\n", gp->group, gp->src,
+            gup, gup);
+    if (gp->backends & QTRACE_TRACE_BACKEND_UST) {
+        fputs("#include <lttng/tracepoint-types.h>\n", f);
+    }
+    fprintf(f, "\nenum trace_%s_event_id {\n", gp->group);
     for (i = 1; i <= cat->n_events; i++) {
         gen_upper(cat->events[i].name, up, sizeof(up));
         fprintf(f, "    TRACE_%s = %u,\n", up, i - 1);
@@ -165,13 +204,10 @@ static void print_printf(FILE *f, const char *fn,
     fputs(");\n", f);
 }
 
-static void print_event_c(FILE *f, const struct qtrace_event_desc *ev,
-                          const struct gen_program *gp)
+/* The backends of libqtrace-trace, which --trace switches on. */
+static void print_qtrace_backends(FILE *f, const struct qtrace_event_desc *ev,
+                                  const struct gen_program *gp)
 {
-    fprintf(f, "/* %s line %u */\nvoid _nocheck__trace_%s(", gp->src,
-            ev->line, ev->name);
-    print_params(f, ev);
-    fputs(")\n{\n", f);
     if (gp->backends & QTRACE_TRACE_BACKEND_LOG) {
         print_printf(f, "qtrace_trace_log", ev);
     }
@@ -183,6 +219,40 @@ static void print_event_c(FILE *f, const struct qtrace_event_desc *ev,
     }
     if (gp->backends & QTRACE_TRACE_BACKEND_SYSLOG) {
         print_printf(f, "qtrace_trace_syslog", ev);
+    }
+}
+
+/*
+ * With ust or dtrace the call may come for them alone, so the other
+ * backends test the event's own state again; each backend gets the
+ * event when its own switch is on, as in QEMU.
+ */
+static void print_event_c(FILE *f, const struct qtrace_event_desc *ev,
+                          const struct gen_program *gp)
+{
+    char up[NAME_MAX_UPPER];
+    bool own = gp->backends & ~(GEN_EXTERNAL_BACKENDS |
+                                QTRACE_TRACE_BACKEND_NOP);
+    bool guard = own && (gp->backends & GEN_EXTERNAL_BACKENDS);
+
+    gen_upper(ev->name, up, sizeof(up));
+    fprintf(f, "/* %s line %u */\nvoid _nocheck__trace_%s(", gp->src,
+            ev->line, ev->name);
+    print_params(f, ev);
+    fputs(")\n{\n", f);
+    if (guard) {
+        fprintf(f, "    if (trace_event_get_state_dynamic_by_id(TRACE_%s)) "
+                "{\n", up);
+    }
+    print_qtrace_backends(f, ev, gp);
+    if (guard) {
+        fputs("    }\n", f);
+    }
+    if (gp->backends & QTRACE_TRACE_BACKEND_UST) {
+        gen_ust_call_c(f, ev, gp);
+    }
+    if (gp->backends & QTRACE_TRACE_BACKEND_DTRACE) {
+        gen_dtrace_call_c(f, ev, gp);
     }
     fputs("}\n\n", f);
 }
@@ -221,6 +291,12 @@ void gen_program_c(FILE *f, const struct qtrace_catalog *cat,
             "qtrace-tracetool;\n * do not edit.\n */\n"
             "#include <inttypes.h>\n\n#include \"qtrace/trace-emit.h\"\n"
             "#include \"%s\"\n\n", gp->group, gp->src, gp->h_name);
+    if (gp->backends & QTRACE_TRACE_BACKEND_DTRACE) {
+        gen_dtrace_include_c(f, cat, gp);
+    }
+    if (gp->backends & QTRACE_TRACE_BACKEND_UST) {
+        gen_ust_include_c(f, gp);
+    }
     for (i = 1; i <= cat->n_events; i++) {
         gen_upper(cat->events[i].name, up, sizeof(up));
         fprintf(f, "uint16_t _TRACE_%s_DSTATE;\n", up);

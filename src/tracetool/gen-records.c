@@ -29,7 +29,7 @@ static bool tt_is_var(const struct qtrace_arg_desc *a)
 }
 
 /* The fixed-width C type of a fixed field (size_t is 8 bytes on disk). */
-static const char *tt_field_type(const struct qtrace_arg_desc *a)
+const char *gen_field_type(const struct qtrace_arg_desc *a)
 {
     switch (a->type) {
     case QTRACE_ARG_U8:
@@ -90,11 +90,11 @@ static void tt_print_struct(FILE *f, const struct qtrace_event_desc *ev,
         if (tt_is_var(a)) {
             fprintf(f, "    uint16_t %s_len; /* %s: bytes follow the "
                     "fixed part */\n", a->name, a->ctype);
-        } else if (strcmp(a->ctype, tt_field_type(a)) != 0) {
-            fprintf(f, "    %s %s; /* %s */\n", tt_field_type(a), a->name,
+        } else if (strcmp(a->ctype, gen_field_type(a)) != 0) {
+            fprintf(f, "    %s %s; /* %s */\n", gen_field_type(a), a->name,
                     a->ctype);
         } else {
-            fprintf(f, "    %s %s;\n", tt_field_type(a), a->name);
+            fprintf(f, "    %s %s;\n", gen_field_type(a), a->name);
         }
     }
     fprintf(f, "};\n#define QTRACE_EV_%s_FIXED %u\n", upper,

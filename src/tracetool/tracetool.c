@@ -4,6 +4,8 @@
  * --format it writes a program's trace.h or trace.c for libqtrace-trace,
  * as QEMU's scripts/tracetool.py does; with three file names it writes
  * the plugin's record structs and catalog (the project's own build).
+ * The ust backend adds an LTTng provider header (--format=ust-events-h),
+ * the dtrace backend QEMU's .d and .stp files (--format=d, stap).
  * Options and errors here, the outputs in gen-*.c.
  */
 #include <errno.h>
@@ -86,7 +88,8 @@ struct tt_output {
     const char *path;
     const struct qtrace_catalog *cat;
     const char *src;                /* trace-events name for comments */
-    const char *format;             /* records-h, records-c, h, c */
+    const char *format;             /* records-h, records-c, h, c,
+                                       ust-events-h, d, stap */
     const char *h_name;             /* header the .c includes */
     const struct gen_program *gp;   /* h and c only */
 };
@@ -99,6 +102,12 @@ static void tt_generate(FILE *f, const struct tt_output *o)
         gen_records_c(f, o->cat, o->src, o->h_name);
     } else if (strcmp(o->format, "h") == 0) {
         gen_program_h(f, o->cat, o->gp);
+    } else if (strcmp(o->format, "ust-events-h") == 0) {
+        gen_ust_events_h(f, o->cat, o->gp);
+    } else if (strcmp(o->format, "d") == 0) {
+        gen_dtrace_d(f, o->cat, o->gp);
+    } else if (strcmp(o->format, "stap") == 0) {
+        gen_dtrace_stap(f, o->cat, o->gp);
     } else {
         gen_program_c(f, o->cat, o->gp);
     }
@@ -139,18 +148,18 @@ static int tt_write_file(const struct tt_output *o)
     return 0;
 }
 
-/* Backends by name; ust and dtrace are known but not built yet. */
+/* Backends by name. */
 static const struct {
     const char *name;
-    unsigned int bit;               /* 0: not built yet */
+    unsigned int bit;
 } tt_backends[] = {
     { "nop", QTRACE_TRACE_BACKEND_NOP },
     { "log", QTRACE_TRACE_BACKEND_LOG },
     { "simple", QTRACE_TRACE_BACKEND_SIMPLE },
     { "ftrace", QTRACE_TRACE_BACKEND_FTRACE },
     { "syslog", QTRACE_TRACE_BACKEND_SYSLOG },
-    { "ust", 0 },
-    { "dtrace", 0 },
+    { "ust", QTRACE_TRACE_BACKEND_UST },
+    { "dtrace", QTRACE_TRACE_BACKEND_DTRACE },
 };
 
 /* Parse "log,simple" into a backend mask; prints and returns -1 if bad. */
@@ -175,11 +184,6 @@ static int tt_parse_backends(const char *list, unsigned int *mask)
             fprintf(stderr, TT_NAME ": --backends=%s: unknown backend "
                     "'%.*s' (known: nop, log, simple, ftrace, syslog, ust, "
                     "dtrace)\n", list, (int)n, p);
-            return -1;
-        }
-        if (!tt_backends[i].bit) {
-            fprintf(stderr, TT_NAME ": --backends=%s: the %s backend is not "
-                    "built yet\n", list, tt_backends[i].name);
             return -1;
         }
         *mask |= tt_backends[i].bit;
@@ -283,18 +287,22 @@ struct tt_opts {
     const char *group;              /* --group=NAME, default "all" */
     const char *binary;             /* --binary=PATH (stap only) */
     const char *header;             /* --header=NAME, the .c's include */
+    const char *target_type;        /* --target-type (stap prefix) */
+    const char *target_name;        /* --target-name (stap prefix) */
+    const char *probe_prefix;       /* --probe-prefix (stap) */
 };
 
 static int tt_usage(void)
 {
-    fputs("usage: " TT_NAME " --backends=LIST --format=h|c|d|stap "
-          "[--group=NAME]\n"
-          "                        [--binary=PATH] [--header=NAME] "
-          "TRACE_EVENTS OUT\n"
+    fputs("usage: " TT_NAME " --backends=LIST "
+          "--format=h|c|ust-events-h|d|stap [--group=NAME]\n"
+          "                        [--binary=PATH] [--probe-prefix=PREFIX] "
+          "[--header=NAME]\n"
+          "                        TRACE_EVENTS OUT\n"
           "       " TT_NAME " TRACE_EVENTS OUT_H OUT_C   "
           "(qtrace's own record catalog)\n"
-          "backends: nop, log, simple, ftrace, syslog (ust, dtrace: not "
-          "built yet)\n", stderr);
+          "backends: nop, log, simple, ftrace, syslog, ust, dtrace\n",
+          stderr);
     return 2;
 }
 
@@ -328,7 +336,8 @@ static int tt_parse_opts(int argc, char **argv, struct tt_opts *o,
     *n_pos = 0;
     for (i = 1; i < argc; i++) {
         const char **slot[] = { &o->backends, &o->format, &o->group,
-                                &o->binary, &o->header, NULL, NULL, NULL };
+                                &o->binary, &o->header, &o->target_type,
+                                &o->target_name, &o->probe_prefix };
         const char *v = NULL;
         size_t k;
 
@@ -353,6 +362,96 @@ static int tt_parse_opts(int argc, char **argv, struct tt_opts *o,
     return 0;
 }
 
+/*
+ * The formats the chosen backends make: h and c always, ust-events-h
+ * with ust, d and stap with dtrace (stap also needs --binary).
+ */
+static int tt_check_format(const struct tt_opts *o, unsigned int backends)
+{
+    static const struct {
+        const char *name;
+        unsigned int needs;         /* backend bit, 0: any */
+    } formats[] = {
+        { "h", 0 }, { "c", 0 },
+        { "ust-events-h", QTRACE_TRACE_BACKEND_UST },
+        { "d", QTRACE_TRACE_BACKEND_DTRACE },
+        { "stap", QTRACE_TRACE_BACKEND_DTRACE },
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
+        if (strcmp(o->format, formats[i].name) == 0) {
+            break;
+        }
+    }
+    if (i == sizeof(formats) / sizeof(formats[0])) {
+        fprintf(stderr, TT_NAME ": --format=%s: unknown format (known: h, "
+                "c, ust-events-h, d, stap)\n", o->format);
+        return -1;
+    }
+    if (formats[i].needs && !(backends & formats[i].needs)) {
+        fprintf(stderr, TT_NAME ": --format=%s: needs the %s backend in "
+                "--backends\n", o->format,
+                formats[i].needs == QTRACE_TRACE_BACKEND_UST ? "ust"
+                                                             : "dtrace");
+        return -1;
+    }
+    if (strcmp(o->format, "stap") == 0 && !o->binary) {
+        fprintf(stderr, TT_NAME ": --format=stap: needs --binary=PATH, the "
+                "program the probes are in\n");
+        return -1;
+    }
+    return 0;
+}
+
+/*
+ * What LTTng-UST cannot express: its TP_ARGS takes at most ten
+ * arguments (the vcpu property's implicit one counts).
+ */
+static int tt_check_ust(const char *path, const struct qtrace_catalog *cat)
+{
+    unsigned int i;
+
+    for (i = 1; i <= cat->n_events; i++) {
+        const struct qtrace_event_desc *ev = &cat->events[i];
+
+        if (!ev->disabled && ev->n_args > GEN_UST_MAX_ARGS) {
+            fprintf(stderr, TT_NAME ": %s:%u:1: %s: %u arguments, the ust "
+                    "backend takes at most %d (LTTng's TP_ARGS)\n", path,
+                    ev->line, ev->name, ev->n_args, GEN_UST_MAX_ARGS);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/*
+ * The stap probes' prefix, as QEMU's tracetool: --probe-prefix, else
+ * qemu.TYPE.NAME from --target-type and --target-name, else
+ * qemu.BINARY with the binary's file name.
+ */
+static void tt_probe_prefix(const struct tt_opts *o, char *buf, size_t size)
+{
+    if (o->probe_prefix) {
+        snprintf(buf, size, "%s", o->probe_prefix);
+    } else if (o->target_type && o->target_name) {
+        snprintf(buf, size, "qemu.%s.%s", o->target_type, o->target_name);
+    } else {
+        /* A probe point's parts are identifiers: "my-prog" is my_prog. */
+        size_t i;
+
+        snprintf(buf, size, "qemu.%s", o->binary ? tt_basename(o->binary)
+                                                 : "program");
+        for (i = strlen("qemu."); buf[i]; i++) {
+            if (!(buf[i] == '_' || (buf[i] >= 'a' && buf[i] <= 'z') ||
+                  (buf[i] >= 'A' && buf[i] <= 'Z') ||
+                  (buf[i] >= '0' && buf[i] <= '9'))) {
+                buf[i] = '_';
+            }
+        }
+    }
+}
+
 int main(int argc, char **argv)
 {
     struct tt_opts o = { .group = "all" };
@@ -361,6 +460,7 @@ int main(int argc, char **argv)
     struct tt_output out = { 0 };
     char *pos[3];
     char h_name[256];
+    char prefix[256];
     int n_pos;
     int ret;
 
@@ -376,14 +476,7 @@ int main(int argc, char **argv)
     if (tt_parse_backends(o.backends, &gp.backends) < 0) {
         return 1;
     }
-    if (strcmp(o.format, "d") == 0 || strcmp(o.format, "stap") == 0) {
-        fprintf(stderr, TT_NAME ": --format=%s: needs the dtrace backend, "
-                "which is not built yet\n", o.format);
-        return 1;
-    }
-    if (strcmp(o.format, "h") != 0 && strcmp(o.format, "c") != 0) {
-        fprintf(stderr, TT_NAME ": --format=%s: unknown format (known: h, "
-                "c, d, stap)\n", o.format);
+    if (tt_check_format(&o, gp.backends) < 0) {
         return 1;
     }
     if (!tt_is_ident(o.group) || strlen(o.group) > 48) {
@@ -394,6 +487,14 @@ int main(int argc, char **argv)
     if (tt_load(pos[0], FMT_CHECK_PROGRAM, &cat) < 0) {
         return 1;
     }
+    if ((gp.backends & QTRACE_TRACE_BACKEND_UST) &&
+        tt_check_ust(pos[0], &cat) < 0) {
+        qtrace_catalog_fini(&cat);
+        return 1;
+    }
+    tt_probe_prefix(&o, prefix, sizeof(prefix));
+    gp.binary = o.binary;
+    gp.probe_prefix = prefix;
     tt_header_of(pos[1], h_name, sizeof(h_name));
     gp.group = o.group;
     gp.src = tt_basename(pos[0]);

@@ -3,8 +3,10 @@
 # Bad input to the tracing tools gets one line naming what was wrong and a
 # failure status: qtrace-tracetool on a trace-events file with an unknown
 # type, a format that does not fit its arguments, a duplicate event, the
-# tcg property, or an unknown or unbuilt backend; trace-events-demo with
-# a --trace events file that does not exist or an unknown --trace key.
+# tcg property, an unknown backend, a format whose backend is not chosen,
+# stap without --binary, or an event with more arguments than LTTng
+# takes; trace-events-demo with a --trace events file that does not
+# exist or an unknown --trace key.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/trace-lib.sh"
 
@@ -53,15 +55,27 @@ tool_err "tcg property" \
 tool_err "unknown backend" \
     "qtrace-tracetool: --backends=log,lttng: unknown backend 'lttng' (known: nop, log, simple, ftrace, syslog, ust, dtrace)" \
     "e(int a) \"a %d\"" --backends=log,lttng
-tool_err "ust not built" \
-    "qtrace-tracetool: --backends=ust: the ust backend is not built yet" \
-    "e(int a) \"a %d\"" --backends=ust
-tool_err "dtrace not built" \
-    "qtrace-tracetool: --backends=simple,dtrace: the dtrace backend is not built yet" \
-    "e(int a) \"a %d\"" --backends=simple,dtrace
+tool_err "ust: more arguments than LTTng takes" \
+    "qtrace-tracetool: $WORK/te:2:1: big: 11 arguments, the ust backend takes at most 10 (LTTng's TP_ARGS)" \
+    "ok(int a) \"a %d\"
+big(int a, int b, int c, int d, int e, int f, int g, int h, int i, int j, int k) \"%d %d %d %d %d %d %d %d %d %d %d\"" \
+    --backends=log,ust
+tool_err "ust: the vcpu argument counts" \
+    "qtrace-tracetool: $WORK/te:1:1: v: 11 arguments, the ust backend takes at most 10 (LTTng's TP_ARGS)" \
+    "vcpu v(int a, int b, int c, int d, int e, int f, int g, int h, int i, int j) \"%d %d %d %d %d %d %d %d %d %d\"" \
+    --backends=ust
 tool_err "format d needs dtrace" \
-    "qtrace-tracetool: --format=d: needs the dtrace backend, which is not built yet" \
+    "qtrace-tracetool: --format=d: needs the dtrace backend in --backends" \
     "e(int a) \"a %d\"" --format=d
+tool_err "format ust-events-h needs ust" \
+    "qtrace-tracetool: --format=ust-events-h: needs the ust backend in --backends" \
+    "e(int a) \"a %d\"" --backends=log,dtrace --format=ust-events-h
+tool_err "format stap needs --binary" \
+    "qtrace-tracetool: --format=stap: needs --binary=PATH, the program the probes are in" \
+    "e(int a) \"a %d\"" --backends=dtrace --format=stap
+tool_err "unknown format" \
+    "qtrace-tracetool: --format=ust: unknown format (known: h, c, ust-events-h, d, stap)" \
+    "e(int a) \"a %d\"" --backends=ust --format=ust
 
 # qtrace tracetool is the same tool.
 "$QTRACE" tracetool --backends=bogus --format=h "$WORK/te" "$WORK/out.h" \

@@ -40,6 +40,25 @@ check_eq "user build: log lines = its echo" "$(cat "$WORK/out")" \
 check_eq "user build: simple file written" yes \
     "$([ -s "$WORK/st" ] && echo yes)"
 
+# The same Makefile with ust and dtrace, where their packages are: the
+# provider header is made and found, the probes are in the program.
+have_sdt=$(printf '#include <sys/sdt.h>\n' | ${CC:-cc} -E - > /dev/null 2>&1 &&
+    echo yes)
+if pkg-config --exists lttng-ust && [ "$have_sdt" = yes ]; then
+    make -s -C "$WORK/src" clean
+    PKG_CONFIG_PATH="$PKG_CONFIG_UNINSTALLED" make -s -C "$WORK/src" \
+        TRACETOOL="$TRACETOOL" TRACE_BACKENDS=log,ust,dtrace \
+        CFLAGS="-O2 -std=c11 -Wall -Wextra -Werror $san" LDFLAGS="$san" \
+        > "$WORK/make.out" 2>&1
+    check_eq "make TRACE_BACKENDS=log,ust,dtrace: status" 0 "$?"
+    (cd "$WORK" && LD_LIBRARY_PATH="$libdir" "$WORK/src/trace-events-demo" \
+        --trace "demo_*" --msg timestamp=off) > "$WORK/out" 2> "$WORK/err"
+    check_eq "log,ust,dtrace user build: log lines = its echo" \
+        "$(cat "$WORK/out")" "$(cat "$WORK/err")"
+    check_eq "log,ust,dtrace user build: sdt probes" 6 \
+        "$(readelf -n "$WORK/src/trace-events-demo" | grep -c 'Provider: demo')"
+fi
+
 # nm: what the generated code left in each build.
 nm "$DEMO_DIR/trace-events-demo-nop" > "$WORK/nm.nop"
 check_eq "nop: no trace call compiled" 0 \
