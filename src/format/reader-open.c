@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "catalog-check.h"
 #include "le.h"
 #include "etrace.h"
 #include "reader-int.h"
@@ -93,6 +94,10 @@ static int parse_meta(struct qtrace_reader *rd, const uint8_t *text,
     free(catalog);
     if (ret < 0) {
         qtrace_err_set(err, "META chunk: catalog %s", cerr.msg);
+        return ret;
+    }
+    ret = catalog_check_reader_needs(&rd->cat, err);
+    if (ret < 0) {
         return ret;
     }
     ret = index_events(rd);
