@@ -286,6 +286,13 @@ static bool add_block(struct dump *d, const struct qtrace_record *rec)
         b->n_insns = (unsigned)qtrace_record_u64(rec,
                                                  (unsigned)m->tt_n_insns);
     }
+    /*
+     * The count comes from the file: an instruction past the code bytes
+     * kept cannot be disassembled, so no slot is kept for it.
+     */
+    if (b->n_insns > b->code_len) {
+        b->n_insns = (unsigned)b->code_len;
+    }
     b->insns = calloc(b->n_insns ? b->n_insns : 1, sizeof(*b->insns));
     if (!b->code || !b->insns) {
         b->n_insns = 0;
