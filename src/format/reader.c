@@ -570,6 +570,18 @@ int qtrace_reader_count_chunk(struct qtrace_reader *rd, uint64_t *counts,
     return ret < 0 ? ret : 1;
 }
 
+int qtrace_reader_charge(struct qtrace_reader *rd, uint64_t bytes,
+                         struct qtrace_err *err)
+{
+    char why[160];
+
+    if (!budget_take(&rd->budget, bytes, why, sizeof(why))) {
+        qtrace_err_set(err, "%s", why);
+        return -ENOMEM;
+    }
+    return 0;
+}
+
 void qtrace_reader_set_progress(struct qtrace_reader *rd,
                                 qtrace_progress_fn fn, void *arg)
 {

@@ -255,6 +255,19 @@ def huge_ninsns():
                  'records=2\nchunks=2\n')
 
 
+def many_translations(n=2000, size=1000):
+    """Translations dump keeps the code of, for exec_insn records."""
+    cat = Catalog(EVENTS)
+    code = b'\x90' * size
+    trans = b''.join(cat.record('tb_trans', pc=0x400000 + tb * size, tb=tb,
+                                size=size, n_insns=size, var=[code])
+                     for tb in range(1, n + 1))
+    insn = cat.record('exec_insn', pc=0x400000 + size, tb=1, idx=0)
+    return trace(cat, [dict(payload=trans, vcpu=TRANS_VCPU),
+                       dict(payload=insn, vcpu=0, stream=1)],
+                 f'records={n + 1}\nchunks=2\n')
+
+
 CLASSES = {
     'cat-exec-tb-u8pc': lambda: cat_field_u8('exec_tb', 'pc',
                                              block_packet(1)),
@@ -269,6 +282,7 @@ CLASSES = {
     'big-stream': big_stream,
     'big-tb': big_tb,
     'many-streams': many_streams,
+    'many-translations': many_translations,
     'packed-bomb': lambda: packed_run(True),
     'packed-long-run': lambda: packed_run(False),
     'huge-ninsns': huge_ninsns,
