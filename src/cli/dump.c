@@ -265,12 +265,13 @@ static bool guess_thumb(const struct dump *d, size_t code_len,
 /*
  * Bytes a block costs, counted against the reader's memory limit: the
  * tb_trans records come from the file, as many as it holds. The hash
- * node and an instruction's text are estimates.
+ * node is an estimate; the text of an instruction, made when one is
+ * printed, is not counted (an exec_insn record stands for each).
  */
 static uint64_t block_cost(const struct block *b)
 {
     return sizeof(*b) + 64 + b->code_len +
-           (uint64_t)b->n_insns * (sizeof(*b->insns) + 48);
+           (uint64_t)b->n_insns * sizeof(*b->insns);
 }
 
 /*
