@@ -195,16 +195,26 @@ static struct unpack_tb *tb_slot(struct unpacker *u, uint32_t id, char *why,
     return idmap_put(&u->tb_sparse, id, why, why_len);
 }
 
-/* The translation id, or NULL when no tb_trans named it. */
-static const struct unpack_tb *tb_find(const struct unpacker *u, uint32_t id)
+/*
+ * An id not in the dense array: sparse, or noted there before the array
+ * reached it, or unknown (NULL).
+ */
+static const struct unpack_tb * __attribute__((noinline))
+tb_find_sparse(const struct unpacker *u, uint32_t id)
 {
-    const struct unpack_tb *tb = id < u->tb_cap ? &u->tb_dense[id] : NULL;
+    const struct unpack_tb *tb = idmap_get(&u->tb_sparse, id);
 
-    /* A sparse id may have been noted before the array reached it. */
-    if ((!tb || tb->n_insns == 0) && u->tb_sparse.n) {
-        tb = idmap_get(&u->tb_sparse, id);
-    }
     return tb && tb->n_insns ? tb : NULL;
+}
+
+/* The translation id, or NULL when no tb_trans named it. Hot path. */
+static inline const struct unpack_tb *tb_find(const struct unpacker *u,
+                                              uint32_t id)
+{
+    if (__builtin_expect(id < u->tb_cap && u->tb_dense[id].n_insns, 1)) {
+        return &u->tb_dense[id];
+    }
+    return tb_find_sparse(u, id);
 }
 
 int unpack_note_tb(struct unpacker *u, const uint8_t *rec, char *why,
@@ -274,16 +284,22 @@ static int fail(char *why, size_t len, const char *fmt, ...)
  * chunk counts, so that a few bytes cannot stand for billions of blocks
  * in a trace that says it holds a few (docs/format.md, "Reader limits").
  */
-static int claim_blocks(struct unpacker *u, uint64_t n, char *why,
-                        size_t why_len)
+static int __attribute__((noinline, cold))
+claim_fail(const struct unpacker *u, uint64_t n, char *why, size_t why_len)
 {
     uint64_t claimed = u->records_bound - u->records_left;
 
-    if (n > u->records_left) {
-        return fail(why, why_len, "packets stand for %" PRIu64 " blocks or "
-                    "more, over the records=%" PRIu64 " of the END chunk",
-                    n > UINT64_MAX - claimed ? UINT64_MAX : claimed + n,
-                    u->records_bound);
+    return fail(why, why_len, "packets stand for %" PRIu64 " blocks or "
+                "more, over the records=%" PRIu64 " of the END chunk",
+                n > UINT64_MAX - claimed ? UINT64_MAX : claimed + n,
+                u->records_bound);
+}
+
+static inline int claim_blocks(struct unpacker *u, uint64_t n, char *why,
+                               size_t why_len)
+{
+    if (__builtin_expect(n > u->records_left, 0)) {
+        return claim_fail(u, n, why, why_len);
     }
     u->records_left -= n;
     return 0;
