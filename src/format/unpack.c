@@ -579,7 +579,8 @@ int unpack_next(struct unpacker *u, const uint8_t *base, const uint8_t **pp,
             return fail(why, why_len, "cut record packet");
         }
         *avail = (size_t)(end - *rec);
-        if (u->lost_id && *avail >= sizeof(struct qtrace_rec) &&
+        /* Checked whole by the caller, after: read only what is there. */
+        if (u->lost_id && *avail >= (size_t)u->lost_insns + 4 &&
             load16(*rec) == u->lost_id) {
             restart_stream(u->cur, load64(*rec + 8),
                            load32(*rec + u->lost_insns));

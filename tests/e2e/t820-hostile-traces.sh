@@ -14,6 +14,7 @@ MAX_SECONDS=5           # wall time, loose on a loaded machine
 [ -x /usr/bin/time ] || skip "/usr/bin/time not installed (Debian package time)"
 command -v python3 >/dev/null 2>&1 || skip "python3 not installed"
 command -v timeout >/dev/null 2>&1 || skip "timeout not installed"
+command -v zstd >/dev/null 2>&1 || skip "zstd not installed (Debian package zstd)"
 
 gen() {
     python3 "$HOSTILE_TRACE" "$1" "$WORK/$1.qtr" ||
@@ -116,6 +117,12 @@ done
 gen huge-ninsns
 readers refused huge-ninsns \
     'record at offset 0x[0-9a-f]+: tb_trans of block 1 has 4294967295 instructions in 1 bytes$'
+
+# A lost record cut after its header, at the end of a decompressed
+# payload: nothing is read past it.
+gen cut-lost
+readers refused cut-lost \
+    'record at decompressed byte 0x8: size 32, past the end of the chunk \(16 bytes left\)$'
 
 # Packets standing for 2^32 blocks in a trace whose END counts 1 record.
 gen packed-bomb

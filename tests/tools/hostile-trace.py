@@ -203,9 +203,7 @@ def tb_trans_u8tb(compress):
     assert len(payload) == 64
     c = dict(payload=payload, vcpu=TRANS_VCPU)
     if compress:
-        c['payload'] = subprocess.run(['zstd', '-q', '-c', '--content-size'],
-                                      input=payload, capture_output=True,
-                                      check=True).stdout
+        c['payload'] = zstd_frame(payload)
         c['flags'] = ZSTD
     return trace(cat, [c], 'records=1\n')
 
@@ -255,6 +253,28 @@ def huge_ninsns():
                  'records=2\nchunks=2\n')
 
 
+def zstd_frame(payload):
+    """One zstd frame with its content size, by the zstd command."""
+    return subprocess.run(['zstd', '-q', '-c', '--content-size',
+                           f'--stream-size={len(payload)}'],
+                          input=payload, capture_output=True,
+                          check=True).stdout
+
+
+def cut_lost():
+    """A record packet whose lost record stops after its header, at the
+    end of a compressed payload (the reader's heap buffer)."""
+    cat = Catalog(EVENTS)
+    lost = cat.record('lost', time=7, records=1, block_insns=1)
+    assert len(lost) == 32
+    payload = block_packet(1) + b'\x82' + bytes(5) + lost[:16]
+    assert len(payload) == 24
+    return trace(cat, [translation(cat, 1),
+                       dict(payload=zstd_frame(payload),
+                            flags=PACKED | ZSTD, vcpu=0, stream=1)],
+                 'records=3\nchunks=2\n')
+
+
 def many_translations(n=2000, size=1000):
     """Translations dump keeps the code of, for exec_insn records."""
     cat = Catalog(EVENTS)
@@ -286,6 +306,7 @@ CLASSES = {
     'packed-bomb': lambda: packed_run(True),
     'packed-long-run': lambda: packed_run(False),
     'huge-ninsns': huge_ninsns,
+    'cut-lost': cut_lost,
 }
 
 
