@@ -39,13 +39,8 @@ EVENTS = {
                    ('uint32_t', 'depth'), ('uint8_t', 'kind')],
     'func_exit': [('uint64_t', 'pc'), ('uint64_t', 'to'),
                   ('uint32_t', 'depth'), ('uint8_t', 'kind')],
+    'nop': [],
 }
-
-# Fillers that put the last argument at offset 63, the last byte of a
-# 64-byte record: 16 + 5 * 8 = 56, then 4, 2, 1 bytes.
-FILLER = [('uint64_t', 'a'), ('uint64_t', 'b'), ('uint64_t', 'c'),
-          ('uint64_t', 'd'), ('uint64_t', 'e')]
-
 
 def layout(args):
     """Offsets of args and the fixed size, by the layout rule."""
@@ -74,7 +69,7 @@ class Catalog:
                     '%" PRIu64 "' if TYPE_SIZE[t] == 8 else '%u'
                     for t, _ in args]
             fmt = ' '.join(f'{n} {c}' for (_, n), c in zip(args, conv))
-            lines.append(f'{name}({decl}) "{fmt}"')
+            lines.append(f'{name}({decl or "void"}) "{fmt}"')
         return '\n'.join(lines) + '\n'
 
     def record(self, name, time=0, var=(), **values):
@@ -164,23 +159,28 @@ def block_packet(delta, run=0):
 
 
 def with_field_last(name, field):
-    """The catalog with event name's field moved to offset 63 as u8."""
-    args = [a for a in EVENTS[name] if a[1] != field]
-    fixed = [a for a in args if a[0] not in VARIABLE]
-    varargs = [a for a in args if a[0] in VARIABLE]
-    u16 = [('uint16_t', n) for _, n in varargs]
-    narrow = [a for a in fixed if TYPE_SIZE[a[0]] < 8]
-    wide = [a for a in fixed if TYPE_SIZE[a[0]] == 8]
-    # Pad with u64 fillers to five wide fields, then 4-, 2-, 1-byte ones.
-    wide += [f for f in FILLER if f[1] not in {n for _, n in wide}]
-    wide = wide[:5]
-    four = [a for a in narrow if TYPE_SIZE[a[0]] == 4][:1] or \
-        [('uint32_t', 'f4')]
-    two = (u16 + [a for a in narrow if TYPE_SIZE[a[0]] == 2])[:1] or \
-        [('uint16_t', 'f2')]
-    one = [a for a in narrow if TYPE_SIZE[a[0]] == 1][:1] or \
-        [('uint8_t', 'f1')]
-    args = wide + four + two + one + [('uint8_t', field)]
+    """The catalog with event name's field declared uint8_t at offset 63,
+    the last byte of a 64-byte record: its other arguments first (wide
+    ones, then narrower), then fillers up to offset 63."""
+    others = [a for a in EVENTS[name] if a[1] != field]
+    wide = [a for a in others if TYPE_SIZE[a[0]] == 8]
+    narrow = sorted([a for a in others if TYPE_SIZE[a[0]] < 8],
+                    key=lambda a: -TYPE_SIZE[a[0]])
+    narrow_bytes = sum(TYPE_SIZE[t] for t, _ in narrow)
+    args = list(wide)
+    off = layout(args)[1]
+    # 64-bit fillers first: an event takes 12 arguments at most.
+    while off + 8 + narrow_bytes <= 63:
+        args.append(('uint64_t', f'pad{off}'))
+        off += 8
+    args += narrow
+    off += narrow_bytes
+    while off < 63:
+        size = next(n for n in (4, 2, 1) if off % n == 0 and off + n <= 63)
+        args.append(({4: 'uint32_t', 2: 'uint16_t', 1: 'uint8_t'}[size],
+                     f'pad{off}'))
+        off += size
+    args.append(('uint8_t', field))
     offsets, fixed_size = layout(args)
     assert offsets[field] == 63 and fixed_size == 64, (offsets, fixed_size)
     events = dict(EVENTS)
@@ -196,11 +196,14 @@ def cat_field_u8(name, field, packet):
 
 
 def tb_trans_u8tb(compress):
+    """tb as the last byte of a tb_trans record (no code bytes): raw, a
+    record of 16 bytes follows it; compressed, the payload ends there."""
     cat = with_field_last('tb_trans', 'tb')
-    # No code bytes: tb is the last byte of the record.
     payload = cat.record('tb_trans', pc=0x400000, size=4, n_insns=1,
-                         tb=7, var=[b''])
+                         tb=1, var=[b''])
     assert len(payload) == 64
+    if not compress:
+        payload += cat.record('nop')
     c = dict(payload=payload, vcpu=TRANS_VCPU)
     if compress:
         c['payload'] = zstd_frame(payload)
