@@ -57,8 +57,11 @@ bool budget_take(struct budget *b, uint64_t bytes, char *why,
         return true;
     }
     if (bytes > b->limit - b->used) {
+        bool mib = b->limit >= (1u << 20);
+
         snprintf(why, why_len, "the reader's memory limit of %" PRIu64
-                 " MiB is reached (%s=SIZE raises it)", b->limit >> 20,
+                 " %s is reached (%s=SIZE raises it)",
+                 b->limit >> (mib ? 20 : 10), mib ? "MiB" : "KiB",
                  BUDGET_ENV);
         return false;
     }

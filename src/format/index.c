@@ -9,6 +9,7 @@
  *   footer  u64 offset of the INDEX chunk's own header, "QTRINDEX"
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -158,15 +159,15 @@ int index_add(struct index *ix, const struct index_entry *e)
     if (ix->n == ix->cap) {
         size_t cap = ix->cap ? 2 * ix->cap : 256;
         struct index_entry *more;
-        char why[160];
 
-        if (!budget_take(ix->budget, (cap - ix->cap) * sizeof(*more), why,
-                         sizeof(why))) {
+        if (!budget_take(ix->budget, (cap - ix->cap) * sizeof(*more),
+                         ix->why, sizeof(ix->why))) {
             return -ENOMEM;
         }
         more = realloc(ix->e, cap * sizeof(*more));
         if (!more) {
             budget_give(ix->budget, (cap - ix->cap) * sizeof(*more));
+            snprintf(ix->why, sizeof(ix->why), "%s", strerror(ENOMEM));
             return -ENOMEM;
         }
         ix->e = more;

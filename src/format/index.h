@@ -39,6 +39,7 @@ struct index {
     size_t n;
     size_t cap;
     struct budget *budget;              /* the reader's; NULL: no limit */
+    char why[160];                      /* why index_add last failed */
 };
 
 /* Event ids of what packets stand for, 0 when the catalog lacks one. */
@@ -84,8 +85,8 @@ int index_scan_blocks(const uint8_t *p, size_t len, bool packed,
                       uint64_t *blocks);
 
 /*
- * Append an entry (copied); -ENOMEM (out of memory or of ix's budget) or
- * 0.
+ * Append an entry (copied); 0, or -ENOMEM with ix->why saying whether
+ * the memory or ix's budget ran out.
  */
 int index_add(struct index *ix, const struct index_entry *e);
 /* Release the entries; ix is empty again, with the same budget. */

@@ -294,9 +294,8 @@ int qtrace_reader_select(struct qtrace_reader *rd, const uint64_t *want,
         ret = rebuild_index(rd);
         qtrace_reader_rewind(rd);
         if (ret < 0) {
+            qtrace_err_set(err, "chunk index: %s", rd->ix.why);
             index_fini(&rd->ix);
-            qtrace_err_set(err, "chunk index: %s (or over the reader's "
-                           "memory limit, %s)", strerror(-ret), BUDGET_ENV);
             return ret;
         }
         rd->ix_ready = true;

@@ -59,7 +59,7 @@ static void test_idmap_budget_stops_growth(void **state)
     }
     assert_null(v);
     assert_true(b.used <= b.limit);
-    assert_string_equal(why, "the reader's memory limit of 0 MiB is reached "
+    assert_string_equal(why, "the reader's memory limit of 4 KiB is reached "
                         "(QTRACE_READER_MEMORY_LIMIT=SIZE raises it)");
     /* What was put before stays. */
     assert_non_null(idmap_get(&m, 7919u));
