@@ -15,7 +15,7 @@ gcc-riscv64-linux-gnu libc6-dev-riscv64-cross
 gcc-arm-linux-gnueabihf libc6-dev-armhf-cross
 binutils-aarch64-linux-gnu
 ca-certificates
-python3 strace uftrace
+python3 strace uftrace zstd time
 valgrind libc6-dbg
 liblttng-ust-dev lttng-tools babeltrace2 systemtap-sdt-dev bpftrace
 "

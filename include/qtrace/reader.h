@@ -124,6 +124,16 @@ typedef void (*qtrace_progress_fn)(void *arg, uint64_t offset,
 void qtrace_reader_set_progress(struct qtrace_reader *rd,
                                 qtrace_progress_fn fn, void *arg);
 
+/*
+ * Count bytes a caller allocates for a table it builds from the trace's
+ * records (a copy per translation, ...) against the memory limit of the
+ * reader (docs/format.md, "Reader limits"), so that one trace cannot make
+ * it grow without bound. Returns 0, or -ENOMEM with err saying that the
+ * limit is reached and how to raise it.
+ */
+int qtrace_reader_charge(struct qtrace_reader *rd, uint64_t bytes,
+                         struct qtrace_err *err);
+
 /* Value of an END key ("records", "lost", ...) once the END was read. */
 const char *qtrace_reader_end(const struct qtrace_reader *rd,
                               const char *key);

@@ -6,6 +6,7 @@
  * the public reader API; capstone is behind disasm.h. exec_tb and func_*
  * lines end with ' | ' and the guest symbol of their address.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdbool.h>
@@ -263,8 +264,24 @@ static bool guess_thumb(const struct dump *d, size_t code_len,
     return code_len != 4 * (size_t)n_insns;
 }
 
-/* Keep the code of one tb_trans record; false when out of memory. */
-static bool add_block(struct dump *d, const struct qtrace_record *rec)
+/*
+ * Bytes a block costs, counted against the reader's memory limit: the
+ * tb_trans records come from the file, as many as it holds. The hash
+ * node is an estimate; the text of an instruction, made when one is
+ * printed, is not counted (an exec_insn record stands for each).
+ */
+static uint64_t block_cost(const struct block *b)
+{
+    return sizeof(*b) + 64 + b->code_len +
+           (uint64_t)b->n_insns * sizeof(*b->insns);
+}
+
+/*
+ * Keep the code of one tb_trans record; false with err filled when out
+ * of memory or of the reader's memory limit.
+ */
+static bool add_block(struct dump *d, const struct qtrace_record *rec,
+                      struct qtrace_err *err)
 {
     const struct arg_map *m = &d->args;
     uint32_t tb = (uint32_t)qtrace_record_u64(rec, (unsigned)m->tt_tb);
@@ -279,6 +296,7 @@ static bool add_block(struct dump *d, const struct qtrace_record *rec)
     code = qtrace_record_bytes(rec, (unsigned)m->tt_code, &len);
     b = calloc(1, sizeof(*b));
     if (!b) {
+        qtrace_err_set(err, "%s", strerror(ENOMEM));
         return false;
     }
     b->pc = qtrace_record_u64(rec, (unsigned)m->tt_pc);
@@ -288,10 +306,23 @@ static bool add_block(struct dump *d, const struct qtrace_record *rec)
         b->n_insns = (unsigned)qtrace_record_u64(rec,
                                                  (unsigned)m->tt_n_insns);
     }
+    /*
+     * The count comes from the file: an instruction past the code bytes
+     * kept cannot be disassembled, so no slot is kept for it.
+     */
+    if (b->n_insns > b->code_len) {
+        b->n_insns = (unsigned)b->code_len;
+    }
+    if (qtrace_reader_charge(d->rd, block_cost(b), err) < 0) {
+        b->n_insns = 0;
+        free_block(b);
+        return false;
+    }
     b->insns = calloc(b->n_insns ? b->n_insns : 1, sizeof(*b->insns));
     if (!b->code || !b->insns) {
         b->n_insns = 0;
         free_block(b);
+        qtrace_err_set(err, "%s", strerror(ENOMEM));
         return false;
     }
     if (b->code_len) {
@@ -329,7 +360,7 @@ static struct block *find_block_ahead(struct dump *d, uint32_t tb)
     }
     /* Its catalog is a copy of d->rd's: events compare by id. */
     while (qtrace_reader_next(d->ahead, &rec, &err) > 0) {
-        if (rec.ev->id == id && add_block(d, &rec) &&
+        if (rec.ev->id == id && add_block(d, &rec, &err) &&
             (uint32_t)qtrace_record_u64(&rec, (unsigned)d->args.tt_tb) == tb) {
             return g_hash_table_lookup(d->blocks, GUINT_TO_POINTER(tb));
         }
@@ -593,8 +624,10 @@ static int print_records(struct dump *d)
 
     while ((ret = qtrace_reader_next(d->rd, &rec, &err)) > 0) {
         if (d->keep_blocks && rec.ev == d->args.tb_trans &&
-            !add_block(d, &rec)) {
-            cli_error("dump", "%s: out of memory", d->path);
+            !add_block(d, &rec, &err)) {
+            fflush(stdout);
+            cli_error("dump", "%s: chunk %" PRIu64 ": %s", d->path,
+                      rec.chunk_seq, err.msg);
             return CLI_FAIL;
         }
         if (event_filter_has(&d->filter, rec.ev->id)) {

@@ -117,7 +117,8 @@ static void free_stream(void *p)
 
 /* The stream of rec, added on first sight; NULL when out of memory. */
 static struct stream *find_stream(struct counts *c, uint32_t vcpu,
-                                  uint32_t stream, bool per_cpu)
+                                  uint32_t stream, bool per_cpu,
+                                  unsigned int n_events)
 {
     gint64 key = (gint64)((uint64_t)vcpu << 32 | stream);
     struct stream *s;
@@ -137,7 +138,8 @@ static struct stream *find_stream(struct counts *c, uint32_t vcpu,
     s->vcpu = vcpu;
     s->stream = stream;
     if (per_cpu) {
-        s->counts = calloc(QTRACE_MAX_EVENTS, sizeof(*s->counts));
+        /* A stream per chunk at worst: sized by the catalog, not more. */
+        s->counts = calloc(n_events + 1u, sizeof(*s->counts));
         if (!s->counts) {
             free(s);
             return NULL;
@@ -180,7 +182,8 @@ static int count_records(struct qtrace_reader *rd, struct counts *c,
         if (cc.records == 0) {
             continue;
         }
-        c->cur = find_stream(c, cc.vcpu, cc.stream, per_cpu);
+        c->cur = find_stream(c, cc.vcpu, cc.stream, per_cpu,
+                             cat->n_events);
         if (!c->cur) {
             cli_error("info", "%s: out of memory", path);
             return CLI_FAIL;

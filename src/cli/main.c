@@ -52,7 +52,12 @@ static void print_help(void)
         printf("  %-9s %s\n", commands[i].name, commands[i].summary);
     }
     printf("\n"
-           "Run 'qtrace COMMAND --help' for the options of a command.\n");
+           "Run 'qtrace COMMAND --help' for the options of a command.\n"
+           "\n"
+           "Environment:\n"
+           "  QTRACE_READER_MEMORY_LIMIT  memory one trace may make the\n"
+           "                              reading commands allocate\n"
+           "                              (default 1G; 0: no limit)\n");
 }
 
 static const struct command *find_command(const char *name)

@@ -9,6 +9,7 @@
  *   footer  u64 offset of the INDEX chunk's own header, "QTRINDEX"
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -72,17 +73,33 @@ static int skip_varints(const uint8_t **pp, const uint8_t *end, int n)
     return 0;
 }
 
+/* A block packet: its run (and id) skipped, its blocks added up. */
+static int scan_block_packet(uint8_t tag, const uint8_t **pp,
+                             const uint8_t *end, uint64_t *blocks)
+{
+    uint64_t run = tag;
+
+    if ((tag == PK_BLOCK || tag == PK_RUN) &&
+        packed_get_varint(pp, end, &run) < 0) {
+        return -1;
+    }
+    /* Saturating: the sum is compared with a bound, never used as is. */
+    run += tag != PK_RUN;
+    *blocks = run > UINT64_MAX - *blocks ? UINT64_MAX : *blocks + run;
+    return tag == PK_RUN ? 0 : skip_varints(pp, end, 1);
+}
+
 /* One packet after its tag; returns the bytes left to skip, or -1. */
 static int scan_packet(uint8_t tag, const uint8_t *base, const uint8_t **pp,
                        const uint8_t *end, const struct index_ids *ids,
-                       uint64_t *mask)
+                       uint64_t *mask, uint64_t *blocks)
 {
     const uint8_t *rec;
     uint32_t size;
 
     if (tag <= PK_BLOCK_SHORT_MAX || tag == PK_BLOCK || tag == PK_RUN) {
         index_mask_set(mask, ids->exec_tb);
-        return skip_varints(pp, end, tag == PK_BLOCK ? 2 : 1);
+        return scan_block_packet(tag, pp, end, blocks);
     }
     if (tag == PK_MEM || tag == PK_MEM_FULL) {
         index_mask_set(mask, ids->mem_access);
@@ -109,31 +126,48 @@ static int scan_packet(uint8_t tag, const uint8_t *base, const uint8_t **pp,
     return 0;
 }
 
-int index_scan_payload(const uint8_t *p, size_t len, bool packed,
-                       const struct index_ids *ids, uint64_t *mask)
+int index_scan_blocks(const uint8_t *p, size_t len, bool packed,
+                      const struct index_ids *ids, uint64_t *mask,
+                      uint64_t *blocks)
 {
     const uint8_t *base = p, *end = p + len;
 
+    *blocks = 0;
     if (!packed) {
         return scan_records(p, end, mask);
     }
     while (p < end) {
         uint8_t tag = *p++;
 
-        if (scan_packet(tag, base, &p, end, ids, mask) < 0) {
+        if (scan_packet(tag, base, &p, end, ids, mask, blocks) < 0) {
             return -1;
         }
     }
     return 0;
 }
 
+int index_scan_payload(const uint8_t *p, size_t len, bool packed,
+                       const struct index_ids *ids, uint64_t *mask)
+{
+    uint64_t blocks;
+
+    return index_scan_blocks(p, len, packed, ids, mask, &blocks);
+}
+
 int index_add(struct index *ix, const struct index_entry *e)
 {
     if (ix->n == ix->cap) {
         size_t cap = ix->cap ? 2 * ix->cap : 256;
-        struct index_entry *more = realloc(ix->e, cap * sizeof(*more));
+        struct index_entry *more;
 
+        if (!budget_take(ix->budget, (cap - ix->cap) * sizeof(*more),
+                         ix->why, sizeof(ix->why))) {
+            return -ENOMEM;
+        }
+        more = realloc(ix->e, cap * sizeof(*more));
         if (!more) {
+            budget_give(ix->budget, (cap - ix->cap) * sizeof(*more));
+            snprintf(ix->why, sizeof(ix->why), "%s", strerror(ENOMEM));
             return -ENOMEM;
         }
         ix->e = more;
@@ -145,8 +179,12 @@ int index_add(struct index *ix, const struct index_entry *e)
 
 void index_fini(struct index *ix)
 {
+    struct budget *budget = ix->budget;
+
+    budget_give(budget, ix->cap * sizeof(*ix->e));
     free(ix->e);
     memset(ix, 0, sizeof(*ix));
+    ix->budget = budget;
 }
 
 /* Mask words the file needs: up to the highest event any chunk holds. */

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "budget.h"
 #include "qtrace/catalog.h"
 #include "qtrace/format.h"
 
@@ -37,6 +38,8 @@ struct index {
     struct index_entry *e;
     size_t n;
     size_t cap;
+    struct budget *budget;              /* the reader's; NULL: no limit */
+    char why[160];                      /* why index_add last failed */
 };
 
 /* Event ids of what packets stand for, 0 when the catalog lacks one. */
@@ -73,8 +76,20 @@ void index_ids_find(struct index_ids *ids, const struct qtrace_catalog *cat);
 int index_scan_payload(const uint8_t *p, size_t len, bool packed,
                        const struct index_ids *ids, uint64_t *mask);
 
-/* Append an entry (copied); -ENOMEM or 0. */
+/*
+ * index_scan_payload, also giving in *blocks the exec_tb records the
+ * block packets stand for (saturating at UINT64_MAX).
+ */
+int index_scan_blocks(const uint8_t *p, size_t len, bool packed,
+                      const struct index_ids *ids, uint64_t *mask,
+                      uint64_t *blocks);
+
+/*
+ * Append an entry (copied); 0, or -ENOMEM with ix->why saying whether
+ * the memory or ix's budget ran out.
+ */
 int index_add(struct index *ix, const struct index_entry *e);
+/* Release the entries; ix is empty again, with the same budget. */
 void index_fini(struct index *ix);
 
 /*

@@ -83,6 +83,62 @@ static bool entries_sane(const struct index *ix, uint64_t index_off,
     return true;
 }
 
+/*
+ * The END chunk that ends the file, if any: a valid chunk of kind END
+ * whose payload ends on the file's last byte, looked for in the tail
+ * (END is a few lines of text). Its seq is not checked: its position is
+ * not known without a pass, and a wrong one only lowers a bound.
+ */
+static const uint8_t *find_end_chunk(const struct qtrace_reader *rd,
+                                     uint32_t *len)
+{
+    const uint8_t *lo = rd->map + rd->first_off;
+    const uint8_t *p;
+
+    if (rd->size - rd->first_off < CHUNK_HDR_SIZE) {
+        return NULL;
+    }
+    if (rd->size - rd->first_off > INDEX_TAIL) {
+        lo = rd->map + rd->size - INDEX_TAIL;
+    }
+    for (p = rd->map + rd->size - CHUNK_HDR_SIZE; p >= lo; p--) {
+        if (load32(p) != QTRACE_CHUNK_MAGIC ||
+            load16(p + 4) != QTRACE_CHUNK_END ||
+            (uint64_t)(p - rd->map) + CHUNK_HDR_SIZE + load32(p + 16) !=
+            rd->size) {
+            continue;
+        }
+        *len = load32(p + 16);
+        if (qtrace_chunk_crc((const struct qtrace_chunk_hdr *)(const void *)p,
+                             p + CHUNK_HDR_SIZE, *len) == load32(p + 20)) {
+            return p + CHUNK_HDR_SIZE;
+        }
+    }
+    return NULL;
+}
+
+uint64_t reader_tail_end_records(const struct qtrace_reader *rd)
+{
+    uint64_t records = UINT64_MAX;
+    struct kv_list end = { 0 };
+    const uint8_t *payload;
+    const char *v;
+    char why[128], *stop;
+    uint32_t len;
+
+    payload = find_end_chunk(rd, &len);
+    if (payload && kv_parse(&end, payload, len, why, sizeof(why)) == 0 &&
+        (v = kv_get(&end, "records")) != NULL && *v >= '0' && *v <= '9') {
+        errno = 0;
+        records = strtoull(v, &stop, 10);
+        if (*stop != '\0' || errno) {
+            records = UINT64_MAX;
+        }
+    }
+    kv_fini(&end);
+    return records;
+}
+
 /* Load the file's own index; false when it has none that holds. */
 static bool load_index(struct qtrace_reader *rd)
 {
@@ -90,7 +146,14 @@ static bool load_index(struct qtrace_reader *rd)
     const uint8_t *tag = find_tag(rd);
     uint64_t off;
 
+    /*
+     * Each entry names a chunk of 32 bytes at least before the INDEX: a
+     * count past that is refused before its entries are allocated.
+     */
     if (!tag || !check_index_chunk(rd, tag, &off, &hdr) ||
+        hdr.len < INDEX_HDR_SIZE ||
+        load32(rd->map + off + CHUNK_HDR_SIZE + 4) >
+        (off - rd->first_off) / CHUNK_HDR_SIZE ||
         index_decode(&rd->ix, rd->map + off + CHUNK_HDR_SIZE, hdr.len) < 0 ||
         !entries_sane(&rd->ix, off, hdr.seq)) {
         index_fini(&rd->ix);
@@ -108,9 +171,11 @@ static bool load_index(struct qtrace_reader *rd)
  */
 static bool scan_chunk(struct qtrace_reader *rd, const struct index_ids *ids,
                        const struct qtrace_chunk_hdr *hdr,
-                       const uint8_t *payload, uint64_t *mask)
+                       const uint8_t *payload, uint64_t *mask,
+                       uint64_t *blocks_left)
 {
     size_t len = hdr->len;
+    uint64_t blocks;
     char why[160];
 
     if (hdr->flags & ~(QTRACE_CHUNK_PACKED | QTRACE_CHUNK_ZSTD)) {
@@ -121,10 +186,16 @@ static bool scan_chunk(struct qtrace_reader *rd, const struct index_ids *ids,
                        &payload, &len, why, sizeof(why)) < 0) {
         return false;
     }
-    /* A bad record is met when the chunk is read: always read it. */
-    if (index_scan_payload(payload, len, hdr->flags & QTRACE_CHUNK_PACKED,
-                           ids, mask) < 0) {
+    /*
+     * A bad record is met when the chunk is read: always read it. So
+     * with blocks past the END chunk's count (unpack.c refuses them).
+     */
+    if (index_scan_blocks(payload, len, hdr->flags & QTRACE_CHUNK_PACKED,
+                          ids, mask, &blocks) < 0 || blocks > *blocks_left) {
         memset(mask, 0xff, INDEX_WORDS * sizeof(*mask));
+        *blocks_left = 0;
+    } else {
+        *blocks_left -= blocks;
     }
     return true;
 }
@@ -143,6 +214,7 @@ static int rebuild_index(struct qtrace_reader *rd)
     struct qtrace_err err;
     const uint8_t *payload;
     uint64_t off = rd->first_off, no = 1;
+    uint64_t blocks_left = rd->up.records_bound;
     int ret = 0;
 
     index_ids_find(&ids, &rd->cat);
@@ -156,7 +228,8 @@ static int rebuild_index(struct qtrace_reader *rd)
             e.seq = no;
             e.vcpu = hdr.vcpu;
             e.stream = hdr.stream;
-            if (!scan_chunk(rd, &ids, &hdr, payload, e.mask)) {
+            if (!scan_chunk(rd, &ids, &hdr, payload, e.mask,
+                            &blocks_left)) {
                 break;
             }
             ret = index_add(&rd->ix, &e);
@@ -221,8 +294,8 @@ int qtrace_reader_select(struct qtrace_reader *rd, const uint64_t *want,
         ret = rebuild_index(rd);
         qtrace_reader_rewind(rd);
         if (ret < 0) {
+            qtrace_err_set(err, "chunk index: %s", rd->ix.why);
             index_fini(&rd->ix);
-            qtrace_err_set(err, "chunk index: %s", strerror(-ret));
             return ret;
         }
         rd->ix_ready = true;

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "budget.h"
 #include "index.h"
 #include "kv.h"
 #include "qtrace/format.h"
@@ -58,6 +59,7 @@ struct qtrace_reader {
     uint64_t cur_no;                /* its chunk index */
     uint64_t cur_off;               /* its file offset */
 
+    struct budget budget;           /* what the file may make it allocate */
     struct qtrace_catalog cat;
     struct ev_info *info;           /* indexed by event id, 0..n_events */
     struct kv_list meta;
@@ -112,6 +114,13 @@ static inline void reader_progress(const struct qtrace_reader *rd,
  * it; an index entry between chunk boundaries stops the reading.
  */
 void reader_index_seek(struct qtrace_reader *rd);
+
+/*
+ * The records= of the END chunk that ends the file, found from its tail
+ * without reading the chunks before; UINT64_MAX when there is none
+ * (reader-index.c).
+ */
+uint64_t reader_tail_end_records(const struct qtrace_reader *rd);
 
 /* The index entry of the chunk numbered no, or NULL (reader-index.c). */
 const struct index_entry *reader_index_entry(struct qtrace_reader *rd,

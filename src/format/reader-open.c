@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "catalog-check.h"
 #include "le.h"
 #include "etrace.h"
 #include "reader-int.h"
@@ -95,9 +96,13 @@ static int parse_meta(struct qtrace_reader *rd, const uint8_t *text,
         qtrace_err_set(err, "META chunk: catalog %s", cerr.msg);
         return ret;
     }
+    ret = catalog_check_reader_needs(&rd->cat, err);
+    if (ret < 0) {
+        return ret;
+    }
     ret = index_events(rd);
     if (ret == 0) {
-        ret = unpack_init(&rd->up, &rd->cat);
+        ret = unpack_init(&rd->up, &rd->cat, &rd->budget);
     }
     if (ret < 0) {
         qtrace_err_set(err, "%s", strerror(-ret));
@@ -223,6 +228,7 @@ static int read_head(struct qtrace_reader *rd, struct qtrace_err *err)
         return ret;
     }
     rd->first_off = (uint64_t)hdr_size + CHUNK_HDR_SIZE + hdr.len;
+    unpack_set_records_bound(&rd->up, reader_tail_end_records(rd));
     ret = read_info(rd, err);
     if (ret < 0) {
         return ret;
@@ -293,6 +299,7 @@ int qtrace_reader_open(const char *path, struct qtrace_reader **out,
                        struct qtrace_err *err)
 {
     struct qtrace_reader *rd = calloc(1, sizeof(*rd));
+    char why[256];
     int ret;
 
     *out = NULL;
@@ -300,7 +307,13 @@ int qtrace_reader_open(const char *path, struct qtrace_reader **out,
         qtrace_err_set(err, "%s", strerror(ENOMEM));
         return -ENOMEM;
     }
-    ret = map_file(rd, path, err);
+    rd->ix.budget = &rd->budget;
+    ret = budget_init(&rd->budget, why, sizeof(why));
+    if (ret < 0) {
+        qtrace_err_set(err, "%s", why);
+    } else {
+        ret = map_file(rd, path, err);
+    }
     if (ret == 0 && etrace_is_etrace(rd->map, rd->size)) {
         ret = open_etrace(rd, err);
     } else if (ret == 0) {

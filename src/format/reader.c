@@ -178,9 +178,10 @@ static int enter_chunk(struct qtrace_reader *rd, struct qtrace_err *err)
                         PRIx64 ": %s", no, off, why);
         }
         rd->packed = hdr.flags & QTRACE_CHUNK_PACKED;
-        if (rd->packed && unpack_begin(&rd->up, hdr.stream) < 0) {
-            return stop(rd, -ENOMEM, err, "chunk %" PRIu64 ": %s", no,
-                        strerror(ENOMEM));
+        if (rd->packed &&
+            unpack_begin(&rd->up, hdr.stream, why, sizeof(why)) < 0) {
+            return stop(rd, -ENOMEM, err, "chunk %" PRIu64 " at offset 0x%"
+                        PRIx64 ": %s", no, off, why);
         }
         rd->payload = payload;
         rd->rec = payload;
@@ -270,6 +271,23 @@ bad_record(struct qtrace_reader *rd, const uint8_t *p, size_t left,
 }
 
 /*
+ * A tb_trans record: the unpacker keeps its block's pc and size, once it
+ * holds as many instructions as bytes at most. Out of line: rare.
+ */
+static int __attribute__((noinline))
+note_tb(struct qtrace_reader *rd, const uint8_t *p, struct qtrace_err *err)
+{
+    char why[160], at[48];
+
+    if (unpack_note_tb(&rd->up, p, why, sizeof(why)) == 0) {
+        return 0;
+    }
+    return stop(rd, -EBADMSG, err, "chunk %" PRIu64 " at offset 0x%" PRIx64
+                ": record at %s: %s", rd->cur_no, rd->cur_off,
+                where(rd, p, at, sizeof(at)), why);
+}
+
+/*
  * Check the record at p (left bytes readable; docs/format.md, "Records")
  * and hand it out; returns its size. Hot path: no allocation, no copy
  * beyond the few header fields, no formatting (bad_record does that).
@@ -299,8 +317,8 @@ static inline int take_record(struct qtrace_reader *rd, const uint8_t *p,
     if (ei->n_var > 0 && record_need(ei, p) > size) {
         return bad_record(rd, p, left, err);
     }
-    if (id == rd->up.tb_trans_id) {
-        unpack_note_tb(&rd->up, p);
+    if (id == rd->up.tb_trans_id && note_tb(rd, p, err) < 0) {
+        return rd->stop_ret;
     }
     rec->ev = ei->ev;
     rec->data = p;
@@ -550,6 +568,18 @@ int qtrace_reader_count_chunk(struct qtrace_reader *rd, uint64_t *counts,
     cc->records = n;
     rd->rec = rd->rec_end;
     return ret < 0 ? ret : 1;
+}
+
+int qtrace_reader_charge(struct qtrace_reader *rd, uint64_t bytes,
+                         struct qtrace_err *err)
+{
+    char why[160];
+
+    if (!budget_take(&rd->budget, bytes, why, sizeof(why))) {
+        qtrace_err_set(err, "%s", why);
+        return -ENOMEM;
+    }
+    return 0;
 }
 
 void qtrace_reader_set_progress(struct qtrace_reader *rd,

@@ -7,6 +7,7 @@
  */
 #include <endian.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,7 +71,8 @@ static void find_layout(const struct qtrace_catalog *cat, const char *name,
     }
 }
 
-int unpack_init(struct unpacker *u, const struct qtrace_catalog *cat)
+int unpack_init(struct unpacker *u, const struct qtrace_catalog *cat,
+                struct budget *budget)
 {
     static const char *const tb_fields[] = { "pc", "tb" };
     static const char *const mem_fields[] = { "pc", "vaddr", "paddr",
@@ -83,6 +85,10 @@ int unpack_init(struct unpacker *u, const struct qtrace_catalog *cat)
     uint16_t off[3];
 
     memset(u, 0, sizeof(*u));
+    u->budget = budget;
+    idmap_init(&u->tb_sparse, sizeof(struct unpack_tb), budget);
+    idmap_init(&u->streams, sizeof(struct unpack_stream *), budget);
+    u->records_bound = u->records_left = UINT64_MAX;
     find_layout(cat, "exec_tb", tb_fields, 2, &u->exec_tb);
     find_layout(cat, "mem_access", mem_fields, 6, &u->mem);
     /* value came later than the other fields: a trace may lack it. */
@@ -105,87 +111,156 @@ int unpack_init(struct unpacker *u, const struct qtrace_catalog *cat)
         u->tb_trans_pc = off[0];
         u->tb_trans_tb = off[1];
         u->tb_trans_n = off[2];
+        if (find_fields(ev, (const char *const[]){ "size" }, 1, off)) {
+            u->tb_trans_size = off[0];
+        }
     }
     return 0;
 }
 
 void unpack_reset(struct unpacker *u)
 {
-    size_t i;
+    struct unpack_stream **s;
+    size_t pos = 0;
 
-    for (i = 0; i < u->n_streams; i++) {
-        free(u->streams[i]);
-        u->streams[i] = NULL;
+    while ((s = idmap_next(&u->streams, &pos)) != NULL) {
+        free(*s);
+        budget_give(u->budget, sizeof(**s));
     }
+    idmap_fini(&u->streams);
     u->cur = NULL;
     u->pending = 0;
     u->miss = false;
+    u->records_left = u->records_bound;
+}
+
+void unpack_set_records_bound(struct unpacker *u, uint64_t records)
+{
+    u->records_bound = u->records_left = records;
 }
 
 void unpack_fini(struct unpacker *u)
 {
     unpack_reset(u);
-    free(u->streams);
-    free(u->tb_pc);
-    free(u->tb_insns);
+    idmap_fini(&u->tb_sparse);
+    budget_give(u->budget, u->tb_cap * sizeof(*u->tb_dense));
+    free(u->tb_dense);
     memset(u, 0, sizeof(*u));
 }
 
-void unpack_note_tb(struct unpacker *u, const uint8_t *rec)
+/*
+ * Ids the dense array may reach: twice the translations known, plus a
+ * slack for the ids of other vCPUs' translations still to come. Beyond,
+ * an id is sparse: memory follows the records, not the ids' values.
+ */
+#define TB_DENSE_SLACK 65536u
+
+/* Grow the dense array to hold id if that stays in proportion. */
+static int grow_dense(struct unpacker *u, uint32_t id, char *why,
+                      size_t why_len)
 {
-    uint64_t id = load32(rec + u->tb_trans_tb);
+    size_t cap = u->tb_cap ? u->tb_cap : 4096;
+    struct unpack_tb *tb;
 
-    if (id >= u->tb_cap) {
-        size_t cap = u->tb_cap ? u->tb_cap : 4096;
-        uint64_t *pc;
-        uint32_t *n;
-
-        while (cap <= id) {
-            cap *= 2;
-        }
-        pc = realloc(u->tb_pc, cap * sizeof(*pc));
-        if (pc) {
-            u->tb_pc = pc;
-        }
-        n = realloc(u->tb_insns, cap * sizeof(*n));
-        if (n) {
-            u->tb_insns = n;
-        }
-        if (!pc || !n) {
-            return;     /* the block is then reported unknown */
-        }
-        memset(u->tb_pc + u->tb_cap, 0, (cap - u->tb_cap) * sizeof(*pc));
-        memset(u->tb_insns + u->tb_cap, 0, (cap - u->tb_cap) * sizeof(*n));
-        u->tb_cap = cap;
+    while (cap <= id) {
+        cap *= 2;
     }
-    u->tb_pc[id] = load64(rec + u->tb_trans_pc);
-    u->tb_insns[id] = (uint32_t)load32(rec + u->tb_trans_n);
+    if (!budget_take(u->budget, (cap - u->tb_cap) * sizeof(*tb), why,
+                     why_len)) {
+        return -1;
+    }
+    tb = realloc(u->tb_dense, cap * sizeof(*tb));
+    if (!tb) {
+        budget_give(u->budget, (cap - u->tb_cap) * sizeof(*tb));
+        snprintf(why, why_len, "%s", strerror(ENOMEM));
+        return -1;
+    }
+    memset(tb + u->tb_cap, 0, (cap - u->tb_cap) * sizeof(*tb));
+    u->tb_dense = tb;
+    u->tb_cap = cap;
+    return 0;
 }
 
-int unpack_begin(struct unpacker *u, uint32_t stream)
+/* Where translation id goes: its dense entry, or a sparse one. */
+static struct unpack_tb *tb_slot(struct unpacker *u, uint32_t id, char *why,
+                                 size_t why_len)
 {
-    if (stream >= u->n_streams) {
-        size_t n = u->n_streams ? u->n_streams : 16;
-        struct unpack_stream **s;
+    if (id >= u->tb_cap && id < 2 * (uint64_t)u->tb_known + TB_DENSE_SLACK &&
+        grow_dense(u, id, why, why_len) < 0) {
+        return NULL;
+    }
+    if (id < u->tb_cap) {
+        return &u->tb_dense[id];
+    }
+    return idmap_put(&u->tb_sparse, id, why, why_len);
+}
 
-        while (n <= stream) {
-            n *= 2;
-        }
-        s = realloc(u->streams, n * sizeof(*s));
-        if (!s) {
+/*
+ * An id not in the dense array: sparse, or noted there before the array
+ * reached it, or unknown (NULL).
+ */
+static const struct unpack_tb * __attribute__((noinline))
+tb_find_sparse(const struct unpacker *u, uint32_t id)
+{
+    const struct unpack_tb *tb = idmap_get(&u->tb_sparse, id);
+
+    return tb && tb->n_insns ? tb : NULL;
+}
+
+/* The translation id, or NULL when no tb_trans named it. Hot path. */
+static inline const struct unpack_tb *tb_find(const struct unpacker *u,
+                                              uint32_t id)
+{
+    if (__builtin_expect(id < u->tb_cap && u->tb_dense[id].n_insns, 1)) {
+        return &u->tb_dense[id];
+    }
+    return tb_find_sparse(u, id);
+}
+
+int unpack_note_tb(struct unpacker *u, const uint8_t *rec, char *why,
+                   size_t why_len)
+{
+    uint32_t id = (uint32_t)load32(rec + u->tb_trans_tb);
+    uint32_t n = (uint32_t)load32(rec + u->tb_trans_n);
+    struct unpack_tb *tb;
+
+    /* Each instruction is at least one byte of the block. */
+    if (u->tb_trans_size && n > load32(rec + u->tb_trans_size)) {
+        snprintf(why, why_len, "tb_trans of block %" PRIu32 " has %" PRIu32
+                 " instructions in %" PRIu32 " bytes", id, n,
+                 (uint32_t)load32(rec + u->tb_trans_size));
+        return -1;
+    }
+    tb = tb_slot(u, id, why, why_len);
+    if (!tb) {
+        return -1;
+    }
+    tb->pc = load64(rec + u->tb_trans_pc);
+    tb->n_insns = n;
+    u->tb_known++;
+    return 0;
+}
+
+int unpack_begin(struct unpacker *u, uint32_t stream, char *why,
+                 size_t why_len)
+{
+    struct unpack_stream **s = idmap_put(&u->streams, stream, why, why_len);
+
+    if (!s) {
+        return -ENOMEM;
+    }
+    if (!*s) {
+        if (!budget_take(u->budget, sizeof(**s), why, why_len)) {
             return -ENOMEM;
         }
-        memset(s + u->n_streams, 0, (n - u->n_streams) * sizeof(*s));
-        u->streams = s;
-        u->n_streams = n;
-    }
-    if (!u->streams[stream]) {
-        u->streams[stream] = calloc(1, sizeof(struct unpack_stream));
-        if (!u->streams[stream]) {
+        *s = calloc(1, sizeof(**s));
+        if (!*s) {
+            budget_give(u->budget, sizeof(**s));
+            snprintf(why, why_len, "%s", strerror(ENOMEM));
             return -ENOMEM;
         }
     }
-    u->cur = u->streams[stream];
+    u->cur = *s;
     u->pending = 0;
     u->miss = false;
     return 0;
@@ -202,6 +277,32 @@ static int fail(char *why, size_t len, const char *fmt, ...)
     vsnprintf(why, len, fmt, ap);
     va_end(ap);
     return -1;
+}
+
+/*
+ * Block packets claim run + 1 records: refused past the records the END
+ * chunk counts, so that a few bytes cannot stand for billions of blocks
+ * in a trace that says it holds a few (docs/format.md, "Reader limits").
+ */
+static int __attribute__((noinline, cold))
+claim_fail(const struct unpacker *u, uint64_t n, char *why, size_t why_len)
+{
+    uint64_t claimed = u->records_bound - u->records_left;
+
+    return fail(why, why_len, "packets stand for %" PRIu64 " blocks or "
+                "more, over the records=%" PRIu64 " of the END chunk",
+                n > UINT64_MAX - claimed ? UINT64_MAX : claimed + n,
+                u->records_bound);
+}
+
+static inline int claim_blocks(struct unpacker *u, uint64_t n, char *why,
+                               size_t why_len)
+{
+    if (__builtin_expect(n > u->records_left, 0)) {
+        return claim_fail(u, n, why, why_len);
+    }
+    u->records_left -= n;
+    return 0;
 }
 
 /*
@@ -224,8 +325,9 @@ static int make_block(struct unpacker *u, uint32_t id, char *why,
 {
     struct unpack_stream *s = u->cur;
     uint8_t *r = (uint8_t *)u->rec_buf;
+    const struct unpack_tb *tb = tb_find(u, id);
 
-    if (id == 0 || id >= u->tb_cap || u->tb_insns[id] == 0) {
+    if (!tb) {
         return fail(why, why_len, "block %u has no tb_trans record", id);
     }
     if (!u->exec_tb.id) {
@@ -235,12 +337,12 @@ static int make_block(struct unpacker *u, uint32_t id, char *why,
     store16(r, u->exec_tb.id);
     store16(r + 2, u->exec_tb.size);
     store64(r + 8, s->icount);
-    store64(r + u->exec_tb.off[0], u->tb_pc[id]);
+    store64(r + u->exec_tb.off[0], tb->pc);
     store32(r + u->exec_tb.off[1], id);
     s->block_time = s->icount;
-    s->block_pc = u->tb_pc[id];
+    s->block_pc = tb->pc;
     s->have_block = true;
-    s->icount += u->tb_insns[id];
+    s->icount += tb->n_insns;
     s->prev2 = s->prev;
     s->prev = id;
     return 1;
@@ -286,6 +388,9 @@ static int read_block_packet(struct unpacker *u, uint8_t tag,
         if (packed_get_varint(pp, end, &run) < 0 || run > UINT32_MAX) {
             return fail(why, why_len, "bad run length");
         }
+    }
+    if (claim_blocks(u, run + (tag != PK_RUN), why, why_len) < 0) {
+        return -1;
     }
     u->pending = (uint32_t)run;
     u->miss = false;
@@ -474,7 +579,8 @@ int unpack_next(struct unpacker *u, const uint8_t *base, const uint8_t **pp,
             return fail(why, why_len, "cut record packet");
         }
         *avail = (size_t)(end - *rec);
-        if (u->lost_id && *avail >= sizeof(struct qtrace_rec) &&
+        /* Checked whole by the caller, after: read only what is there. */
+        if (u->lost_id && *avail >= (size_t)u->lost_insns + 4 &&
             load16(*rec) == u->lost_id) {
             restart_stream(u->cur, load64(*rec + 8),
                            load32(*rec + u->lost_insns));
@@ -539,6 +645,9 @@ int unpack_count(struct unpacker *u, const uint8_t *base, const uint8_t **pp,
     if ((blocks && !u->exec_tb.id) || (mems && !u->mem.id) ||
         (funcs[0] && !u->func[0].id) || (funcs[1] && !u->func[1].id)) {
         return fail(why, why_len, "packets of an event the catalog lacks");
+    }
+    if (claim_blocks(u, blocks, why, why_len) < 0) {
+        return -1;
     }
     counts[u->exec_tb.id] += blocks;
     counts[u->mem.id] += mems;

@@ -14,9 +14,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "budget.h"
+#include "idmap.h"
 #include "qtrace/catalog.h"
 
 struct unpack_stream;
+
+/* What a tb_trans record said about one translation. */
+struct unpack_tb {
+    uint64_t pc;
+    uint32_t n_insns;               /* 0: no tb_trans seen */
+};
 
 /* Where a field of a rebuilt record goes (offsets from the catalog). */
 struct unpack_layout {
@@ -36,14 +44,29 @@ struct unpacker {
     uint16_t lost_id;               /* a lost record restarts the stream */
     uint16_t lost_insns;            /* offset of its block_insns */
     uint16_t tb_trans_pc, tb_trans_tb, tb_trans_n;   /* field offsets */
+    uint16_t tb_trans_size;         /* offset of size, 0 if absent */
 
-    uint64_t *tb_pc;                /* by translation id */
-    uint32_t *tb_insns;
-    size_t tb_cap;
+    /*
+     * Translations by id: the plugin numbers them from 1, so a dense
+     * array holds them; it grows only to about twice the translations
+     * seen (plus a slack), and an id beyond goes to the sparse map.
+     */
+    struct unpack_tb *tb_dense;
+    size_t tb_cap;                  /* entries of tb_dense */
+    size_t tb_known;                /* tb_trans records noted */
+    struct idmap tb_sparse;         /* id -> struct unpack_tb */
 
-    struct unpack_stream **streams; /* by stream id, grown on demand */
-    size_t n_streams;
+    struct idmap streams;           /* stream id -> struct unpack_stream * */
     struct unpack_stream *cur;      /* stream of the current chunk */
+    struct budget *budget;          /* the reader's, or NULL */
+
+    /*
+     * Records packets may still stand for: the END chunk's records count
+     * when the reader found it at open, less what packets claimed so
+     * far; UINT64_MAX when unknown. A run longer than that is refused.
+     */
+    uint64_t records_bound;
+    uint64_t records_left;
 
     bool skip_blocks;               /* blocks and accesses not wanted:
                                        their packets are stepped over */
@@ -53,18 +76,38 @@ struct unpacker {
     uint64_t rec_buf[8];            /* a rebuilt record (64 bytes) */
 };
 
-/* Look up the events and fields it rebuilds; -ENOMEM or 0. */
-int unpack_init(struct unpacker *u, const struct qtrace_catalog *cat);
+/*
+ * Look up the events and fields it rebuilds (catalog-check.c has checked
+ * their types); its tables take memory from budget (NULL: none). 0.
+ */
+int unpack_init(struct unpacker *u, const struct qtrace_catalog *cat,
+                struct budget *budget);
 void unpack_fini(struct unpacker *u);
 
 /* Forget every stream's state (the reader went back to the start). */
 void unpack_reset(struct unpacker *u);
 
-/* A tb_trans record passed by (raw chunk): remember pc and size. */
-void unpack_note_tb(struct unpacker *u, const uint8_t *rec);
+/*
+ * The records the trace holds in all, from its END chunk, or UINT64_MAX:
+ * packets that would expand to more are refused.
+ */
+void unpack_set_records_bound(struct unpacker *u, uint64_t records);
 
-/* The next chunk is packed and belongs to this stream. 0 or -ENOMEM. */
-int unpack_begin(struct unpacker *u, uint32_t stream);
+/*
+ * A tb_trans record passed by (checked against its event's fixed size):
+ * remember its pc and instruction count. -1 with why filled when its
+ * n_insns is over its size (an instruction takes a byte at least) or the
+ * memory budget is spent.
+ */
+int unpack_note_tb(struct unpacker *u, const uint8_t *rec, char *why,
+                   size_t why_len);
+
+/*
+ * The next chunk is packed and belongs to this stream. 0, or -ENOMEM
+ * with why filled.
+ */
+int unpack_begin(struct unpacker *u, uint32_t stream, char *why,
+                 size_t why_len);
 
 /*
  * Next record from the packet stream at *pp (payload from base to end).

@@ -9,7 +9,7 @@
 int sink_records_init(struct sink_records *sr,
                       const struct qtrace_catalog *cat)
 {
-    return unpack_init(&sr->up, cat);
+    return unpack_init(&sr->up, cat, NULL);
 }
 
 void sink_records_fini(struct sink_records *sr)
@@ -43,8 +43,9 @@ static int each_raw(struct sink_records *sr, const struct chunk *c,
                      (size_t)(p - c->data));
             return -EBADMSG;
         }
-        if (r->id == sr->up.tb_trans_id) {
-            unpack_note_tb(&sr->up, p);
+        if (r->id == sr->up.tb_trans_id &&
+            unpack_note_tb(&sr->up, p, why, why_len) < 0) {
+            return -EBADMSG;
         }
         ret = fn(arg, c, r);
         if (ret < 0) {
@@ -64,8 +65,7 @@ static int each_packed(struct sink_records *sr, const struct chunk *c,
     size_t avail;
     int ret;
 
-    if (unpack_begin(&sr->up, c->stream) < 0) {
-        snprintf(why, why_len, "out of memory");
+    if (unpack_begin(&sr->up, c->stream, why, why_len) < 0) {
         return -ENOMEM;
     }
     while ((ret = unpack_next(&sr->up, c->data, &p, end, &rec, &avail, why,

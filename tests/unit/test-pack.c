@@ -171,8 +171,8 @@ static void expect_funcs_drop_funcs(const struct chunk *c)
     char why[128] = "";
     int ret;
 
-    assert_int_equal(unpack_init(&u, load_catalog()), 0);
-    assert_int_equal(unpack_begin(&u, STREAM), 0);
+    assert_int_equal(unpack_init(&u, load_catalog(), NULL), 0);
+    assert_int_equal(unpack_begin(&u, STREAM, why, sizeof(why)), 0);
     while ((ret = unpack_next(&u, c->data, &p, end, &rec, &avail, why,
                               sizeof(why))) > 0) {
         if (ret == 2) {
@@ -246,7 +246,7 @@ static void test_func_count(void **state)
     stage_funcs(&st);
     c = stage_pack(&st);
     p = c->data;
-    assert_int_equal(unpack_init(&u, load_catalog()), 0);
+    assert_int_equal(unpack_init(&u, load_catalog(), NULL), 0);
     assert_int_equal(unpack_count(&u, c->data, &p, c->data + c->len,
                                   counts, &n, &rec, &avail, why,
                                   sizeof(why)), 0);
@@ -281,8 +281,8 @@ static void test_func_cut(void **state)
         char why[128] = "";
         uint64_t counts[QTRACE_EV__COUNT] = { 0 }, n = 0;
 
-        assert_int_equal(unpack_init(&u, load_catalog()), 0);
-        assert_int_equal(unpack_begin(&u, STREAM), 0);
+        assert_int_equal(unpack_init(&u, load_catalog(), NULL), 0);
+        assert_int_equal(unpack_begin(&u, STREAM, why, sizeof(why)), 0);
         assert_int_equal(unpack_next(&u, c->data, &p, c->data + len, &rec,
                                      &avail, why, sizeof(why)), -1);
         assert_non_null(strstr(why, "cut"));
@@ -315,8 +315,8 @@ static void test_func_unknown_event(void **state)
     pack_func(&st.ps, &st.vb, false, 0, 1, 2, 3, 4);
     c = stage_pack(&st);
     p = c->data;
-    assert_int_equal(unpack_init(&u, &cat), 0);
-    assert_int_equal(unpack_begin(&u, STREAM), 0);
+    assert_int_equal(unpack_init(&u, &cat, NULL), 0);
+    assert_int_equal(unpack_begin(&u, STREAM, why, sizeof(why)), 0);
     assert_int_equal(unpack_next(&u, c->data, &p, c->data + c->len, &rec,
                                  &avail, why, sizeof(why)), -1);
     assert_non_null(strstr(why, "func_entry"));
