@@ -17,6 +17,7 @@ binutils-aarch64-linux-gnu
 ca-certificates
 python3 strace uftrace
 valgrind libc6-dbg
+clang libclang-rt-14-dev
 "
 
 missing=""
