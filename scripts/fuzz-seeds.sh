@@ -12,6 +12,7 @@ set -eu
 BUILD=${1:?usage: fuzz-seeds.sh BUILD_DIR OUT_DIR}
 OUT=${2:?usage: fuzz-seeds.sh BUILD_DIR OUT_DIR}
 SRC=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=$(cd "$BUILD" && pwd)
 QTRACE=$BUILD/src/cli/qtrace
 GUESTS=$BUILD/tests/guests
 MAX_BYTES=32768
@@ -44,9 +45,13 @@ record() {
     for o in "$@"; do
         opts="$opts -O $o"
     done
+    # Run from a copy, so that the paths a trace names (META binary,
+    # image_map) are the temporary directory's, not the build tree's.
+    mkdir -p "$WORK/run"
+    cp "$guest" "$WORK/run/"
     # shellcheck disable=SC2086
-    env -i "$QTRACE" record -q -f -e "$events" $opts -o "$WORK/$name.qtr" \
-        -- "$guest" > /dev/null 2>&1 || true
+    (cd "$WORK/run" && env -i "$QTRACE" record -q -f -e "$events" $opts \
+        -o "$WORK/$name.qtr" -- "./${guest##*/}" > /dev/null 2>&1) || true
     keep "$WORK/$name.qtr" trace "$name.qtr"
 }
 
@@ -125,9 +130,22 @@ printf '%s\n' '# patterns' 'tb_*' '-tb_count' 'func_entry;func_exit' \
     > "$OUT/options/events-file"
 
 # ELF files: small guests of each architecture, a dynamic one (PLT), and
-# one stripped (the debug-file search).
+# one stripped of its symbols (the debug-file search). Debug sections go
+# (they name the build tree and are not what the loader reads).
+# strip_with FILE: the binutils strip that knows FILE's architecture.
+strip_with() {
+    case $1 in
+    *-arm) echo arm-linux-gnueabihf-strip ;;
+    *-aarch64) echo aarch64-linux-gnu-strip ;;
+    *-riscv64) echo riscv64-linux-gnu-strip ;;
+    *) echo strip ;;
+    esac
+}
 for g in asm-x86_64 asm-arm asm-riscv64 calls-dyn-x86_64 calls-dyn-arm; do
-    [ -f "$GUESTS/$g" ] && keep "$GUESTS/$g" elf "$g"
+    [ -f "$GUESTS/$g" ] || continue
+    if "$(strip_with "$g")" --strip-debug -o "$WORK/$g" "$GUESTS/$g"; then
+        keep "$WORK/$g" elf "$g"
+    fi
 done
 if [ -f "$GUESTS/asm-x86_64" ]; then
     strip -o "$WORK/asm-x86_64-stripped" "$GUESTS/asm-x86_64"

@@ -2,7 +2,8 @@
 /*
  * A main() for the fuzz targets without libFuzzer: runs
  * LLVMFuzzerTestOneInput once over each file named, and over every file
- * of each directory named (not recursively). With it the targets build
+ * of each directory named (not recursively; a directory that does not
+ * exist holds nothing to run). With it the targets build
  * with any compiler (the gcc ASan/UBSan build) and replay the seeds and
  * the inputs that once crashed as ordinary tests.
  */
@@ -131,6 +132,11 @@ int main(int argc, char **argv)
         struct stat st;
         int ret;
 
+        if (stat(argv[i], &st) < 0 && errno == ENOENT) {
+            /* A target without regress files has no directory for them. */
+            fprintf(stderr, "driver: %s: absent, nothing to run\n", argv[i]);
+            continue;
+        }
         if (stat(argv[i], &st) < 0) {
             fprintf(stderr, "driver: %s: %s\n", argv[i], strerror(errno));
             return 1;
