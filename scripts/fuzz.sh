@@ -87,9 +87,12 @@ for t in $TARGETS; do
         "${cov:-?}" "$new"
     if [ "$new" -gt 0 ]; then
         status=1
+        with_findings="${with_findings:-} $t"
     fi
 done
-if [ "$status" -ne 0 ]; then
-    echo "fuzz: findings in $BUILD/findings/, logs in $BUILD/fuzz-logs/" >&2
+if [ -n "${with_findings:-}" ]; then
+    echo "fuzz: findings in $BUILD/findings/, logs in $BUILD/fuzz-logs/:" >&2
+    # shellcheck disable=SC2086
+    "$(dirname "$0")/fuzz-triage.sh" "$BUILD" $with_findings >&2
 fi
 exit $status
