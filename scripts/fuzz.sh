@@ -15,14 +15,14 @@ shift
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 FUZZ=$SRC/tests/fuzz
 SECONDS_EACH=${FUZZ_SECONDS:-300}
-ALL="trace trace-nocrc cli etrace catalog kv options elf"
+ALL="trace trace-nocrc cli cli-nocrc etrace catalog kv options elf"
 TARGETS=${*:-$ALL}
 
-# The seeds a target starts from: fuzz-trace-nocrc and fuzz-cli read
-# traces too.
+# The seeds a target starts from: the targets that read traces share
+# those of fuzz-trace.
 seeds_of() {
     case $1 in
-    trace-nocrc|cli) echo trace ;;
+    trace-nocrc|cli|cli-nocrc) echo trace ;;
     *) echo "$1" ;;
     esac
 }
@@ -33,7 +33,8 @@ options_of() {
     case $1 in
     trace|trace-nocrc) echo "-dict=$FUZZ/trace.dict -max_len=65536" ;;
     # The commands' one-line diagnostics would bury libFuzzer's output.
-    cli) echo "-dict=$FUZZ/trace.dict -max_len=65536 -close_fd_mask=2" ;;
+    cli|cli-nocrc)
+        echo "-dict=$FUZZ/trace.dict -max_len=65536 -close_fd_mask=2" ;;
     etrace) echo "-dict=$FUZZ/etrace.dict -max_len=32768" ;;
     catalog) echo "-dict=$FUZZ/catalog.dict -max_len=8192" ;;
     options) echo "-dict=$FUZZ/options.dict -max_len=1024" ;;
