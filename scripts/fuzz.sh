@@ -79,6 +79,12 @@ for t in $TARGETS; do
         -max_total_time="$SECONDS_EACH" -artifact_prefix="$found/" \
         $(options_of "$t") "$corpus" > "$log" 2>&1
     took=$(( $(date +%s) - start ))
+    # A job that crashed left its input directory behind; live ones
+    # rewrite their input file all the time.
+    find "$TMPDIR" -mindepth 2 -maxdepth 2 -path '*/qtrace-fuzz-*/input' \
+        -mmin +10 | while read -r input; do
+        rm -rf "${input%/input}"
+    done
     # "#EXECS: cov: N ft: ..." is fork mode's progress line.
     last=$(grep -E '^#[0-9]+: cov: ' "$log" | tail -1)
     execs=$(echo "$last" | sed -n 's/^#\([0-9]*\):.*/\1/p')
