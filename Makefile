@@ -4,9 +4,10 @@
 
 BUILD ?= build
 ASAN_BUILD ?= build-asan
+FUZZ_BUILD ?= build-fuzz
 QEMU10 ?= $(BUILD)/qemu10
 
-.PHONY: all deps build check demo bench clean qemu10
+.PHONY: all deps build check demo bench clean qemu10 fuzz fuzz-seeds
 
 all: build
 
@@ -41,5 +42,22 @@ demo: build
 bench: build
 	python3 bench/bench.py $(BUILD) --rounds $(or $(ROUNDS),3)
 
+# libFuzzer on every parser (tests/fuzz/, docs/testing.md), with clang:
+# FUZZ_SECONDS=N per target (default 300), FUZZ_TARGETS="trace kv" for
+# some. Corpora and findings stay in $(FUZZ_BUILD).
+$(FUZZ_BUILD)/build.ninja:
+	CC=clang meson setup $(FUZZ_BUILD) -Dfuzz=true \
+		-Db_sanitize=address,undefined -Db_lundef=false \
+		-Dguests=false -De2e=false
+
+fuzz: deps $(FUZZ_BUILD)/build.ninja
+	ninja -C $(FUZZ_BUILD) fuzz-targets
+	scripts/fuzz.sh $(FUZZ_BUILD) $(FUZZ_TARGETS)
+
+# New seeds from recorded guests, into $(BUILD)/fuzz-seeds (to pick from
+# for tests/fuzz/seeds/).
+fuzz-seeds: build
+	scripts/fuzz-seeds.sh $(BUILD) $(BUILD)/fuzz-seeds
+
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

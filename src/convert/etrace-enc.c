@@ -144,7 +144,8 @@ static void put_held(struct etrace_enc *enc, struct segment *sg,
 
 static void put(struct etrace_enc *enc, const void *p, size_t n)
 {
-    if (enc->error) {
+    /* An empty held segment has no buffer: p is NULL then. */
+    if (enc->error || n == 0) {
         return;
     }
     if (enc->dst) {

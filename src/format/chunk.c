@@ -4,6 +4,7 @@
  * "Checksum"): zlib's CRC-32 over the 32-byte header as stored, with its
  * crc field taken as zero, then over the payload.
  */
+#include <endian.h>
 #include <string.h>
 
 #include <isa-l/crc.h>
@@ -23,6 +24,13 @@ uint32_t qtrace_chunk_crc(const struct qtrace_chunk_hdr *hdr,
 
     /* Copy so that a header inside a read-only mapping can be checked. */
     memcpy(&copy, hdr, sizeof(copy));
+#ifdef QTRACE_FUZZ_NO_CRC
+    /*
+     * Only in the fuzz target built to reach past the checksums
+     * (tests/fuzz/meson.build): the stored value is taken as right.
+     */
+    return le32toh(copy.crc);
+#endif
     copy.crc = 0;
     crc = qtrace_crc32(0, &copy, sizeof(copy));
     if (len > 0) {

@@ -364,6 +364,29 @@ static void test_etrace_order_points_interleave_units(void **state)
     etrace_enc_free(enc);
 }
 
+/*
+ * Two order points of one unit with nothing between: the segment of the
+ * first is empty, and writing it must write nothing (its buffer is NULL;
+ * the ASan/UBSan build stops on a NULL given to memcpy).
+ */
+static void test_etrace_empty_segment_writes_nothing(void **state)
+{
+    static struct out o;
+    struct etrace_enc *enc = new_enc(&o, "x86_64", ETRACE_F_EXEC);
+    struct rec r[8];
+
+    (void)state;
+    o.len = 0;
+    assert_int_equal(etrace_enc_order(enc, 0, 0), 0);
+    assert_int_equal(etrace_enc_order(enc, 0, 1), 0);
+    etrace_enc_block(enc, 0, 0, 0x1000, 0x1010, 4);
+    assert_int_equal(etrace_enc_end(enc), 0);
+    /* EXEC and BARRIER of the one block, nothing for the empty segment. */
+    assert_int_equal(split(&o, r, 8), 2);
+    assert_true(r[0].type == ETRACE_EXEC && r[1].type == ETRACE_BARRIER);
+    etrace_enc_free(enc);
+}
+
 static void test_etrace_write_error_is_sticky(void **state)
 {
     static struct out o;
@@ -536,6 +559,7 @@ int main(void)
         cmocka_unit_test(test_etrace_flags_select_records),
         cmocka_unit_test(test_etrace_cpu_notes_name_syscalls),
         cmocka_unit_test(test_etrace_order_points_interleave_units),
+        cmocka_unit_test(test_etrace_empty_segment_writes_nothing),
         cmocka_unit_test(test_etrace_write_error_is_sticky),
         cmocka_unit_test(test_etrace_unknown_arch_refused),
         cmocka_unit_test(test_etrace_flags_parse_names),

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Fuzz target: the reading commands of the qtrace CLI, called in-process
+ * on the input written as a trace file: info (plain and --per-cpu), dump
+ * (all records, and a selective reading), report, replay, and convert to
+ * each format into this process's directory. Their standard output goes
+ * to /dev/null; what they print on stderr stays (one line per command).
+ */
+#include <getopt.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cli.h"
+#include "fuzz-file.h"
+
+static char uftrace_out[4200];
+static char etrace_out[4200];
+
+/* Run one command on argv (NULL-terminated, copied: getopt permutes). */
+static void run(cli_cmd_fn fn, const char *const *args)
+{
+    char *argv[16];
+    int argc = 0;
+
+    while (args[argc] && argc < 15) {
+        argv[argc] = (char *)args[argc];
+        argc++;
+    }
+    argv[argc] = NULL;
+    /* 0 makes glibc's getopt start afresh, as in a new process. */
+    optind = 0;
+    fn(argc, argv);
+    fflush(stdout);
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    const char *dir = fuzz_file_dir();
+
+    (void)argc;
+    (void)argv;
+    if (!freopen("/dev/null", "w", stdout)) {
+        perror("fuzz-cli: /dev/null");
+        abort();
+    }
+    snprintf(uftrace_out, sizeof(uftrace_out), "%s/uftrace.data", dir);
+    snprintf(etrace_out, sizeof(etrace_out), "%s/out.etr", dir);
+    /* Debug files are searched for here, not in the host's directories. */
+    setenv("QTRACE_DEBUGINFO_PATH", dir, 1);
+    return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    const char *path = fuzz_file_write(data, size);
+
+    run(cmd_info, (const char *const[]){ "info", path, NULL });
+    run(cmd_info, (const char *const[]){ "info", "--per-cpu", path, NULL });
+    run(cmd_dump, (const char *const[]){ "dump", path, NULL });
+    run(cmd_dump, (const char *const[]){ "dump", "-e", "exec_*,syscall*",
+                                         path, NULL });
+    run(cmd_report, (const char *const[]){ "report", path, NULL });
+    run(cmd_replay, (const char *const[]){ "replay", path, NULL });
+    run(cmd_convert, (const char *const[]){ "convert", "--force", "--to",
+                                            "uftrace", path, uftrace_out,
+                                            NULL });
+    run(cmd_convert, (const char *const[]){ "convert", "--force", "--to",
+                                            "etrace", path, etrace_out,
+                                            NULL });
+    return 0;
+}
