@@ -988,6 +988,10 @@ static int open_sinks(struct sink **sinks, size_t *n_sinks,
                       struct qtrace_err *err)
 {
     *n_sinks = 0;
+    /* First: a backend that cannot start leaves no output file behind. */
+    if (open_backends(sinks, n_sinks, err) < 0) {
+        return -1;
+    }
     if (!qt.opts.out && !qt.opts.log && !qt.opts.etrace &&
         !qt.opts.uftrace) {
         qt.opts.out = strdup("qtrace.qtr");
@@ -1039,7 +1043,7 @@ static int open_sinks(struct sink **sinks, size_t *n_sinks,
         }
         (*n_sinks)++;
     }
-    return open_backends(sinks, n_sinks, err);
+    return 0;
 }
 
 static void register_callbacks(qemu_plugin_id_t id)
