@@ -27,12 +27,14 @@ import time
 # The FLOORS run bench/floor.c instead of qtrace, on the first workload
 # only: what QEMU itself charges for each way of hooking blocks.
 # The BACKENDS (backend=) send every block to the tracing runtime's
-# backends as well as to the native file: on the smaller workload too,
-# beside "blocks", the native format alone.
+# backends as well as to the native file, a system call or more per
+# block for some: they run on a workload of their own, 1/200 of the
+# short-block work, beside "blocks", the native format alone.
 BACKENDS = ("blocks+simple", "blocks+log", "blocks+syslog", "blocks+ftrace")
 EXECLOG_ONLY = ("insns+mem", "text-log") + BACKENDS
-EXECLOG_COMPARE = ("plain", "blocks", "blocks+mem", "insns+mem",
-                   "text-log") + BACKENDS
+EXECLOG_COMPARE = ("plain", "blocks+mem", "insns+mem", "text-log")
+BACKENDS_WORKLOAD = "short-blocks/200"
+BACKENDS_COMPARE = ("plain", "blocks") + BACKENDS
 FLOORS = ("floor:trans", "floor:inline", "floor:callback", "floor:mem",
           "floor:append8")
 EXECLOG_WORKLOAD = "short-blocks/20"
@@ -85,8 +87,10 @@ def workloads(build, work):
     xz = shutil.which("xz")
     if xz:
         items.append(("xz -1 (1 MB)", [xz, "-T1", "-1", "-c", xz_input]))
-    # Last: the execlog comparison, on 1/20 of the short-block work.
+    # Last: the execlog comparison, on 1/20 of the short-block work, and
+    # the backends on 1/200.
     items.append((EXECLOG_WORKLOAD, [blocks, "5000000"]))
+    items.append((BACKENDS_WORKLOAD, [blocks, "500000"]))
     return items
 
 
@@ -298,6 +302,8 @@ def main():
             keep = os.path.join(work, "kept.qtr")
             if name == EXECLOG_WORKLOAD:
                 these = [m for m in modes if m[0] in EXECLOG_COMPARE]
+            elif name == BACKENDS_WORKLOAD:
+                these = [m for m in modes if m[0] in BACKENDS_COMPARE]
             else:
                 these = [m for m in modes if m[0] not in EXECLOG_ONLY
                          and (i == 0 or wanted or m[0] not in FLOORS)]
