@@ -46,6 +46,15 @@ check_eq "only the selected events" "" \
     > "$WORK/dump"
 check_same "log lines = native dump lines" "$WORK/dump" "$WORK/lines"
 
+# What only another output needs stays out: log= adds exec_insn and
+# mem_access to the native trace, not to the backends.
+run_plugin "out=t.qtr,log=exec.log,events=syscall,backend=log,backend-log=log" \
+    "$GUEST"
+check_eq "log= adds nothing to the backends" "" \
+    "$(sed 's/^[^:]*://' "$WORK/log" | grep -v '^syscall ')"
+check_eq "  but does to the native trace" 1 \
+    "$(info_count "$WORK/t.qtr" exec_insn | awk '{ print ($1 > 0) }')"
+
 # Standard error by default: QEMU's, beside the guest's own.
 run_plugin "out=t.qtr,events=syscall,backend=log" "$GUEST"
 check_eq "default destination stderr: getpid lines" 7 \
