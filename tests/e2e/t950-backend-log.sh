@@ -46,6 +46,12 @@ check_eq "only the selected events" "" \
     > "$WORK/dump"
 check_same "log lines = native dump lines" "$WORK/dump" "$WORK/lines"
 
+# qtrace record --backend is -O backend=.
+"$QTRACE" record -q -e syscall --backend log -O "backend-log=$WORK/rec.log" \
+    -o "$WORK/rec.qtr" -- "$GUEST" > /dev/null 2>&1
+check_eq "qtrace record --backend log: getpid calls" 7 \
+    "$(grep -c ":syscall num $GETPID " "$WORK/rec.log")"
+
 # What only another output needs stays out: log= adds exec_insn and
 # mem_access to the native trace, not to the backends.
 run_plugin "out=t.qtr,log=exec.log,events=syscall,backend=log,backend-log=log" \
