@@ -67,6 +67,8 @@ struct backend_out {
 static int start_log(const struct sink_backends_cfg *cfg,
                      struct qtrace_err *err)
 {
+    const char *msg;
+
     if (!backend_log_set_file(cfg->log_path)) {
         qtrace_err_set(err, "backend-log=%s: %s", cfg->log_path,
                        strerror(errno ? errno : EIO));
@@ -74,6 +76,13 @@ static int start_log(const struct sink_backends_cfg *cfg,
     }
     /* QEMU's process, not the writer thread that happens to print. */
     backend_log_set_thread_id((long)getpid());
+    /* As for any program of the runtime: QTRACE_MSG=timestamp=off. */
+    msg = getenv("QTRACE_MSG");
+    if (msg && !trace_msg_parse(msg)) {
+        qtrace_err_set(err, "backend=log: QTRACE_MSG=%s: not understood",
+                       msg);
+        return -1;
+    }
     return 0;
 }
 

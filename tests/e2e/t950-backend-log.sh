@@ -61,6 +61,11 @@ check_eq "log= adds nothing to the backends" "" \
 check_eq "  but does to the native trace" 1 \
     "$(info_count "$WORK/t.qtr" exec_insn | awk '{ print ($1 > 0) }')"
 
+QTRACE_MSG=timestamp=off run_plugin \
+    "out=t.qtr,events=syscall,backend=log,backend-log=log" "$GUEST"
+check_eq "QTRACE_MSG=timestamp=off: no prefix" 7 \
+    "$(grep -c "^syscall num $GETPID " "$WORK/log")"
+
 # Standard error by default: QEMU's, beside the guest's own.
 run_plugin "out=t.qtr,events=syscall,backend=log" "$GUEST"
 check_eq "default destination stderr: getpid lines" 7 \
