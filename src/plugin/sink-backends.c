@@ -11,6 +11,8 @@
  * "name format-output" line, formatted once; simple writes the arguments
  * in QEMU's simpletrace layout. A backend that cannot take a record
  * counts it; the counts go into the END chunk and on stderr at exit.
+ * Another backend of the runtime (ust, dtrace) plugs in as one more row
+ * here and its name made available in backend-list.c.
  */
 #include <errno.h>
 #include <inttypes.h>
