@@ -26,8 +26,15 @@ import time
 # smaller short-block workload only, to compare with execlog's layout.
 # The FLOORS run bench/floor.c instead of qtrace, on the first workload
 # only: what QEMU itself charges for each way of hooking blocks.
-EXECLOG_ONLY = ("insns+mem", "text-log")
+# The BACKENDS (backend=) send every block to the tracing runtime's
+# backends as well as to the native file, a system call or more per
+# block for some: they run on a workload of their own, 1/200 of the
+# short-block work, beside "blocks", the native format alone.
+BACKENDS = ("blocks+simple", "blocks+log", "blocks+syslog", "blocks+ftrace")
+EXECLOG_ONLY = ("insns+mem", "text-log") + BACKENDS
 EXECLOG_COMPARE = ("plain", "blocks+mem", "insns+mem", "text-log")
+BACKENDS_WORKLOAD = "short-blocks/200"
+BACKENDS_COMPARE = ("plain", "blocks") + BACKENDS
 FLOORS = ("floor:trans", "floor:inline", "floor:callback", "floor:mem",
           "floor:append8")
 EXECLOG_WORKLOAD = "short-blocks/20"
@@ -43,6 +50,16 @@ MODES = [
      "every instruction and access (execlog's information)"),
     ("text-log", "log={dir}/exec.log,events=-tb_trans",
      "execlog-style text log of every instruction"),
+    ("blocks+simple",
+     "events=tb_trans;exec_tb,backend=simple,backend-file={dir}/trace.st",
+     "block trace, also to the simple backend (simpletrace file)"),
+    ("blocks+log",
+     "events=tb_trans;exec_tb,backend=log,backend-log={dir}/backend.log",
+     "block trace, also to the log backend (a file)"),
+    ("blocks+syslog", "events=tb_trans;exec_tb,backend=syslog",
+     "block trace, also to the syslog backend"),
+    ("blocks+ftrace", "events=tb_trans;exec_tb,backend=ftrace",
+     "block trace, also to the ftrace backend (needs tracefs)"),
     ("floor:trans", "trans=on",
      "a plugin that sees every translation and instruments nothing"),
     ("floor:inline", "inline=on", "QEMU's inline add per block, no callback"),
@@ -70,8 +87,10 @@ def workloads(build, work):
     xz = shutil.which("xz")
     if xz:
         items.append(("xz -1 (1 MB)", [xz, "-T1", "-1", "-c", xz_input]))
-    # Last: the execlog comparison, on 1/20 of the short-block work.
+    # Last: the execlog comparison, on 1/20 of the short-block work, and
+    # the backends on 1/200.
     items.append((EXECLOG_WORKLOAD, [blocks, "5000000"]))
+    items.append((BACKENDS_WORKLOAD, [blocks, "500000"]))
     return items
 
 
@@ -81,7 +100,7 @@ def run_once(args, argv, mode, opts, trace):
     plugin = args.plugin
     if mode in FLOORS:
         cmd += ["-plugin", ",".join(filter(None, [args.floor, opts]))]
-    elif opts is not None and "log=" in opts:
+    elif opts is not None and opts.startswith("log="):
         cmd += ["-plugin", f"{plugin},{opts}"]      # the text log alone
     elif opts is not None:
         cmd += ["-plugin", f"{plugin},out={trace},{opts}"]
@@ -164,7 +183,8 @@ def bench_workload(args, name, argv, modes, work, keep):
                 stats[mode] = trace_stats(args, mode, trace, log)
                 if mode == "blocks+mem" and os.path.exists(trace):
                     os.replace(trace, keep)
-            for leftover in (trace, log):
+            for leftover in (trace, log, os.path.join(work, "trace.st"),
+                             os.path.join(work, "backend.log")):
                 if os.path.exists(leftover):
                     os.unlink(leftover)
     rows = []
@@ -282,6 +302,8 @@ def main():
             keep = os.path.join(work, "kept.qtr")
             if name == EXECLOG_WORKLOAD:
                 these = [m for m in modes if m[0] in EXECLOG_COMPARE]
+            elif name == BACKENDS_WORKLOAD:
+                these = [m for m in modes if m[0] in BACKENDS_COMPARE]
             else:
                 these = [m for m in modes if m[0] not in EXECLOG_ONLY
                          and (i == 0 or wanted or m[0] not in FLOORS)]

@@ -71,6 +71,10 @@ static const char usage[] =
     "                           is a qtrace trace or empty\n"
     "  -f, --force              replace FILE whatever it holds\n"
     "  -O, --option=KEY=VALUE   pass KEY=VALUE to the plugin; repeatable\n"
+    "      --backend=LIST       also send the events to these tracing\n"
+    "                           backends: log, simple, ftrace, syslog\n"
+    "                           (-O backend=LIST; see -O backend-file=,\n"
+    "                           backend-log=)\n"
     "  -Q, --qemu-opt=OPTS      pass OPTS to QEMU, split into words as a\n"
     "                           shell would ('-cpu max' is two words);\n"
     "                           repeatable\n"
@@ -88,7 +92,7 @@ static const char usage[] =
     "                  the /usr/<triple> holding its loader\n"
     "                  (e.g. /usr/aarch64-linux-gnu)\n";
 
-enum { OPT_QEMU = 256 };
+enum { OPT_QEMU = 256, OPT_BACKEND };
 
 static const struct option long_opts[] = {
     { "events", required_argument, NULL, 'e' },
@@ -96,6 +100,7 @@ static const struct option long_opts[] = {
     { "option", required_argument, NULL, 'O' },
     { "qemu-opt", required_argument, NULL, 'Q' },
     { "qemu", required_argument, NULL, OPT_QEMU },
+    { "backend", required_argument, NULL, OPT_BACKEND },
     { "quiet", no_argument, NULL, 'q' },
     { "verbose", no_argument, NULL, 'v' },
     { "force", no_argument, NULL, 'f' },
@@ -129,6 +134,18 @@ static int add_option(struct record_opts *opts, char *kv)
     opts->opts = bigger;
     opts->opts[opts->n_opts++] = kv;
     return CLI_OK;
+}
+
+/* --backend=LIST: the plugin's backend=LIST, kept until the run ends. */
+static int add_backend(struct record_opts *opts, const char *list)
+{
+    char *kv;
+
+    if (asprintf(&kv, "backend=%s", list) < 0) {
+        cli_error("record", "--backend %s: %s", list, strerror(ENOMEM));
+        return CLI_FAIL;
+    }
+    return add_option(opts, kv);
 }
 
 /*
@@ -192,6 +209,9 @@ static int parse_opts(int argc, char **argv, struct record_opts *opts)
             break;
         case OPT_QEMU:
             opts->qemu = optarg;
+            break;
+        case OPT_BACKEND:
+            ret = add_backend(opts, optarg);
             break;
         case 'q':
             opts->quiet = true;

@@ -14,7 +14,9 @@
 
 #include "../format/etrace.h"
 #include "../format/zchunk.h"
+#include "backend-list.h"
 #include "options.h"
+#include "qtrace/trace-control.h"
 
 #define CHUNK_MIN (64u << 10)     /* holds the largest record */
 #define CHUNK_MAX (16u << 20)
@@ -56,6 +58,29 @@ static int parse_uftrace(struct options *opts, const char *value,
                          struct qtrace_err *err)
 {
     return replace_string(&opts->uftrace, value, err);
+}
+
+static int parse_backend(struct options *opts, const char *value,
+                         struct qtrace_err *err)
+{
+    return backend_list_parse(value, &opts->backends, err);
+}
+
+static int parse_backend_file(struct options *opts, const char *value,
+                              struct qtrace_err *err)
+{
+    return replace_string(&opts->backend_file, value, err);
+}
+
+static int parse_backend_log(struct options *opts, const char *value,
+                             struct qtrace_err *err)
+{
+    if (strcmp(value, "stderr") == 0) {
+        free(opts->backend_log);
+        opts->backend_log = NULL;
+        return 0;
+    }
+    return replace_string(&opts->backend_log, value, err);
 }
 
 static int parse_status(struct options *opts, const char *value,
@@ -272,6 +297,13 @@ static const struct option_desc option_table[] = {
       "FILE       execlog-style text log of every instruction (or stderr)" },
     { "uftrace", parse_uftrace,
       "DIR        uftrace data directory of the guest's function calls" },
+    { "backend", parse_backend,
+      "LIST       also send the selected events to these tracing "
+      "backends: log, simple, ftrace, syslog (';' between names)" },
+    { "backend-file", parse_backend_file,
+      "FILE       the simple backend's file (default trace-PID)" },
+    { "backend-log", parse_backend_log,
+      "FILE       the log backend's lines (default stderr)" },
     { "status", parse_status,
       "FILE       at exit, write the END chunk's totals there (records, "
       "lost, failed_outputs), even when out= could not be written" },
@@ -336,6 +368,9 @@ void options_fini(struct options *opts)
     free(opts->etrace);
     free(opts->uftrace);
     free(opts->status_file);
+    free(opts->backend_file);
+    free(opts->backend_log);
+    opts->backend_file = opts->backend_log = NULL;
     filter_fini(&opts->filter);
     opts->out = opts->log = opts->etrace = opts->uftrace = NULL;
 }
@@ -480,6 +515,8 @@ static int check_outputs_distinct(const struct options *opts,
         { "etrace", opts->etrace && strncmp(opts->etrace, "unix:", 5)
                         ? opts->etrace : NULL },
         { "status", opts->status_file },
+        { "backend-file", opts->backend_file },
+        { "backend-log", opts->backend_log },
     };
     size_t n = sizeof(outs) / sizeof(outs[0]), i, j;
 
@@ -493,6 +530,24 @@ static int check_outputs_distinct(const struct options *opts,
                 return -EINVAL;
             }
         }
+    }
+    return 0;
+}
+
+/* A backend's file without that backend would silently stay empty. */
+static int check_backend_outputs(const struct options *opts,
+                                 struct qtrace_err *err)
+{
+    if (opts->backend_file &&
+        !(opts->backends & QTRACE_TRACE_BACKEND_SIMPLE)) {
+        qtrace_err_set(err, "backend-file=%s: needs backend=simple",
+                       opts->backend_file);
+        return -EINVAL;
+    }
+    if (opts->backend_log && !(opts->backends & QTRACE_TRACE_BACKEND_LOG)) {
+        qtrace_err_set(err, "backend-log=%s: needs backend=log",
+                       opts->backend_log);
+        return -EINVAL;
     }
     return 0;
 }
@@ -537,7 +592,8 @@ int options_parse(struct options *opts, int argc, char **argv,
         }
     }
     evsel_apply_implications(&opts->sel);
-    if (check_outputs_distinct(opts, err) < 0) {
+    if (check_backend_outputs(opts, err) < 0 ||
+        check_outputs_distinct(opts, err) < 0) {
         return -EINVAL;
     }
     if (opts->chunk_bytes * 2 > opts->buffer_bytes) {

@@ -34,6 +34,10 @@ struct options {
     bool compress;              /* compress=zstd[:LEVEL] (default) or off */
     int zstd_level;             /* its level */
     uint32_t flush_ms;          /* flush=: oldest unwritten record, ms */
+    unsigned int backends;      /* backend=: QTRACE_TRACE_BACKEND_* bits */
+    char *backend_file;         /* backend-file=: simple's file, or NULL
+                                   for trace-PID */
+    char *backend_log;          /* backend-log=: log's file, NULL: stderr */
 };
 
 /* Defaults; cat must outlive opts. */

@@ -957,10 +957,41 @@ static void prefix_err(struct qtrace_err *err, const char *prefix)
     qtrace_err_set(err, "%s%s", prefix, msg);
 }
 
+/*
+ * The events the user selected, before other sinks add what they are
+ * made of: only these reach backend=.
+ */
+static bool backend_events[QTRACE_MAX_EVENTS];
+
+static int open_backends(struct sink **sinks, size_t *n_sinks,
+                         struct qtrace_err *err)
+{
+    struct sink_backends_cfg cfg = {
+        .mask = qt.opts.backends, .cat = &qt.cat,
+        .selected = backend_events,
+        .simple_path = qt.opts.backend_file,
+        .log_path = qt.opts.backend_log,
+    };
+
+    if (!qt.opts.backends) {
+        return 0;
+    }
+    sinks[*n_sinks] = sink_backends_new(&cfg, err);
+    if (!sinks[*n_sinks]) {
+        return -1;
+    }
+    (*n_sinks)++;
+    return 0;
+}
+
 static int open_sinks(struct sink **sinks, size_t *n_sinks,
                       struct qtrace_err *err)
 {
     *n_sinks = 0;
+    /* First: a backend that cannot start leaves no output file behind. */
+    if (open_backends(sinks, n_sinks, err) < 0) {
+        return -1;
+    }
     if (!qt.opts.out && !qt.opts.log && !qt.opts.etrace &&
         !qt.opts.uftrace) {
         qt.opts.out = strdup("qtrace.qtr");
@@ -1066,6 +1097,7 @@ int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
         fprintf(stderr, "qtrace: %s\n", err.msg);
         return -1;
     }
+    memcpy(backend_events, qt.opts.sel.on, sizeof(backend_events));
     choose_instrumentation();
     mem_setup(&(struct mem_cfg){
         .packets = qt.pack_mem, .system_mode = qt.system_mode,

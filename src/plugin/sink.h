@@ -9,6 +9,7 @@
 #define QTRACE_PLUGIN_SINK_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "qtrace/catalog.h"
@@ -21,6 +22,11 @@ struct sink_ops {
     const char *kind;           /* "out", "log": the option name */
     /* One chunk: DATA of a vCPU, or the shared translation chunk. */
     int (*chunk)(struct sink *s, const struct chunk *c);
+    /*
+     * "key=value\n" lines of its own for the END text, written into buf
+     * (len bytes) just before every sink closes; NULL: none.
+     */
+    void (*end)(struct sink *s, char *buf, size_t len);
     /* Flush and close; end holds "key=value\n" totals. */
     int (*close)(struct sink *s, const char *end);
     void (*free)(struct sink *s);
@@ -84,6 +90,22 @@ struct sink *sink_etrace_new(const struct sink_etrace_cfg *cfg,
 struct sink *sink_uftrace_new(const char *dir, sink_meta_fn meta,
                               const struct qtrace_catalog *cat,
                               struct qtrace_err *err);
+
+/*
+ * backend=: the selected events (selected[id], by catalog id) sent from
+ * the writer thread to the tracing runtime's backends in mask
+ * (QTRACE_TRACE_BACKEND_*), started now; an error names the backend that
+ * cannot start.
+ */
+struct sink_backends_cfg {
+    unsigned int mask;
+    const struct qtrace_catalog *cat;   /* the plugin's */
+    const bool *selected;               /* QTRACE_MAX_EVENTS entries */
+    const char *simple_path;            /* NULL: trace-PID */
+    const char *log_path;               /* NULL: stderr */
+};
+struct sink *sink_backends_new(const struct sink_backends_cfg *cfg,
+                               struct qtrace_err *err);
 
 /* Report a sink failure once, from the writer thread. */
 void sink_fail(struct sink *s, const char *why);

@@ -470,6 +470,28 @@ static size_t count_failed(void)
     return n;
 }
 
+/*
+ * The lines the sinks add to the END text (what they could not take),
+ * taken just before they close, so that the status file written after
+ * they are gone has them too.
+ */
+static char sinks_end[256];
+
+static void take_sinks_end(void)
+{
+    size_t i, used = 0;
+
+    sinks_end[0] = '\0';
+    for (i = 0; i < w.n_sinks && used < sizeof(sinks_end); i++) {
+        struct sink *s = w.sinks[i];
+
+        if (s && s->ops->end) {
+            s->ops->end(s, sinks_end + used, sizeof(sinks_end) - used);
+            used += strlen(sinks_end + used);
+        }
+    }
+}
+
 /* The END text: totals so far and why the trace ends. */
 static void fmt_end(char *end, size_t len, const char *exit_reason,
                     size_t failed)
@@ -479,10 +501,10 @@ static void fmt_end(char *end, size_t len, const char *exit_reason,
     fmt_end_insns(insns_line, sizeof(insns_line));
     snprintf(end, len,
              "records=%" PRIu64 "\nchunks=%" PRIu64 "\nbytes=%" PRIu64
-             "\nlost=%" PRIu64 "\nfailed_outputs=%zu\n%sexit=%s\n%s",
+             "\nlost=%" PRIu64 "\nfailed_outputs=%zu\n%s%sexit=%s\n%s",
              w.records, w.chunks, w.bytes,
              (uint64_t)atomic_load(&w.lost_records), failed, insns_line,
-             exit_reason, end_extra);
+             sinks_end, exit_reason, end_extra);
 }
 
 /*
@@ -519,6 +541,7 @@ void writer_abort(struct sink *failed, const char *why,
     fprintf(stderr, "qtrace: %s=%s: %s\n", failed->ops->kind,
             failed->target ? failed->target : "?", why);
     failed->failed = true;
+    take_sinks_end();
     fmt_end(end, sizeof(end), exit_reason, count_failed());
     for (i = 0; i < w.n_sinks; i++) {
         struct sink *s = w.sinks[i];
@@ -554,6 +577,7 @@ void writer_stop(const char *exit_reason)
     writer_main(NULL);
     w.started = false;
 
+    take_sinks_end();
     fmt_end(end, sizeof(end), exit_reason, count_failed());
     for (i = 0; i < w.n_sinks; i++) {
         struct sink *s = w.sinks[i];

@@ -44,6 +44,11 @@ void backend_ftrace_start(void)
                "not written");
 }
 
+bool backend_ftrace_ready(void)
+{
+    return __atomic_load_n(&marker_fd, __ATOMIC_ACQUIRE) >= 0;
+}
+
 void qtrace_trace_ftrace(const char *fmt, ...)
 {
     int fd = __atomic_load_n(&marker_fd, __ATOMIC_ACQUIRE);

@@ -21,6 +21,7 @@
 
 static int log_fd = STDERR_FILENO;
 static bool log_timestamp = true;
+static long log_thread_id;          /* 0: the tracing thread's own */
 
 void trace_log_set_timestamp(bool on)
 {
@@ -47,10 +48,17 @@ bool backend_log_set_file(const char *path)
     return true;
 }
 
+void backend_log_set_thread_id(long id)
+{
+    __atomic_store_n(&log_thread_id, id, __ATOMIC_RELAXED);
+}
+
 /* The thread id, as QEMU prints it (the pid on the main thread). */
 static long thread_id(void)
 {
-    return (long)gettid();
+    long id = __atomic_load_n(&log_thread_id, __ATOMIC_RELAXED);
+
+    return id ? id : (long)gettid();
 }
 
 void qtrace_trace_log(const char *fmt, ...)

@@ -24,8 +24,18 @@ bool backend_simple_start(void);
 void backend_syslog_start(void);
 void backend_ftrace_start(void);
 
+/* After backend_ftrace_start(): whether trace_marker is open. */
+bool backend_ftrace_ready(void);
+
 /* Send the log backend's lines to path (NULL: stderr). */
 bool backend_log_set_file(const char *path);
+
+/*
+ * Print id in front of every log line instead of the tracing thread's id
+ * (0: back to it). For a program that traces on behalf of others from one
+ * thread, such as the qtrace plugin's writer, which gives QEMU's pid.
+ */
+void backend_log_set_thread_id(long id);
 
 /* One line on stderr, "qtrace-trace: ..." (control path only). */
 void ctl_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "options.h"
+#include "qtrace/trace-control.h"
 
 static const char catalog_text[] =
     "exec_tb(uint64_t pc) \"pc 0x%\" PRIx64\n"
@@ -187,6 +188,39 @@ static void test_options_empty_path_is_refused(void **state)
     assert_string_equal(fx->err.msg, "out=: empty value");
 }
 
+static void test_options_backends(void **state)
+{
+    struct fixture *fx = *state;
+    char *both[] = { "backend=log;simple", "backend-file=t.st",
+                     "backend-log=t.log", NULL };
+    char *commas[] = { "backend=syslog,ftrace", "backend-log=stderr", NULL };
+    char *ust[] = { "backend=log;ust", NULL };
+    char *typo[] = { "backend=simpel", NULL };
+    char *empty[] = { "backend=log;", NULL };
+    char *file_alone[] = { "backend=log", "backend-file=t.st", NULL };
+
+    assert_int_equal(parse(fx, commas), 0);
+    assert_int_equal(fx->opts.backends, QTRACE_TRACE_BACKEND_SYSLOG |
+                                        QTRACE_TRACE_BACKEND_FTRACE);
+    assert_null(fx->opts.backend_log);
+    assert_int_equal(parse(fx, both), 0);
+    assert_int_equal(fx->opts.backends,
+                     QTRACE_TRACE_BACKEND_LOG | QTRACE_TRACE_BACKEND_SIMPLE);
+    assert_string_equal(fx->opts.backend_file, "t.st");
+    assert_string_equal(fx->opts.backend_log, "t.log");
+    assert_int_equal(parse(fx, ust), -EINVAL);
+    assert_string_equal(fx->err.msg, "backend=log;ust: ust: not available "
+                        "to the plugin yet (available: log, simple, "
+                        "ftrace, syslog)");
+    assert_int_equal(parse(fx, typo), -EINVAL);
+    assert_string_equal(fx->err.msg, "backend=simpel: unknown backend "
+                        "(known: log, simple, ftrace, syslog)");
+    assert_int_equal(parse(fx, empty), -EINVAL);
+    assert_int_equal(parse(fx, file_alone), -EINVAL);
+    assert_string_equal(fx->err.msg,
+                        "backend-file=t.st: needs backend=simple");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -208,6 +242,8 @@ int main(void)
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(test_options_empty_path_is_refused,
                                         setup, teardown),
+        cmocka_unit_test_setup_teardown(test_options_backends, setup,
+                                        teardown),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The names backend= accepts: the tracing runtime's backends (the same
+ * QTRACE_TRACE_BACKEND_* bits as qtrace-tracetool's --backends) that the
+ * plugin can feed from its writer thread. A backend the runtime knows but
+ * cannot run yet is refused by name, so that a list never half works.
+ */
+#ifndef QTRACE_PLUGIN_BACKEND_LIST_H
+#define QTRACE_PLUGIN_BACKEND_LIST_H
+
+#include "qtrace/err.h"
+
+/*
+ * Parse "log,simple,..." (',' or ';' between names: QEMU splits
+ * plugin options at single commas, so a raw command line writes
+ * "log;simple" or "log,,simple") into *mask. Returns 0, or -EINVAL
+ * with err naming the entry ("ust: not available to the plugin yet").
+ */
+int backend_list_parse(const char *list, unsigned int *mask,
+                       struct qtrace_err *err);
+
+/* The name of one QTRACE_TRACE_BACKEND_* bit, or "?". */
+const char *backend_list_name(unsigned int bit);
+
+#endif /* QTRACE_PLUGIN_BACKEND_LIST_H */
