@@ -26,7 +26,7 @@ uint32_t qtrace_chunk_crc(const struct qtrace_chunk_hdr *hdr,
     memcpy(&copy, hdr, sizeof(copy));
 #ifdef QTRACE_FUZZ_NO_CRC
     /*
-     * Only in the fuzz target built to reach past the checksums
+     * Only in the fuzz targets built to reach past the checksums
      * (tests/fuzz/meson.build): the stored value is taken as right.
      */
     return le32toh(copy.crc);

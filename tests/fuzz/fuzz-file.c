@@ -4,8 +4,8 @@
  * directory lives under $TMPDIR; it and the files the targets leave in it
  * are removed at exit, so parallel fuzzing jobs never share a file.
  */
-#include <dirent.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,22 +16,20 @@
 static char dir_path[4096];
 static char input_path[4096 + 16];
 
+static int remove_entry(const char *path, const struct stat *st, int flag,
+                        struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    remove(path);
+    return 0;
+}
+
 /* Remove the directory and whatever the targets wrote into it. */
 static void remove_dir(void)
 {
-    DIR *d = opendir(dir_path);
-    struct dirent *de;
-
-    if (d) {
-        while ((de = readdir(d)) != NULL) {
-            if (strcmp(de->d_name, ".") != 0 &&
-                strcmp(de->d_name, "..") != 0) {
-                unlinkat(dirfd(d), de->d_name, 0);
-            }
-        }
-        closedir(d);
-    }
-    rmdir(dir_path);
+    nftw(dir_path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 const char *fuzz_file_dir(void)
