@@ -31,6 +31,9 @@
 #include "qtrace/trace-emit.h"
 #include "sink-records.h"
 #include "sink.h"
+#if QTRACE_PLUGIN_HAVE_UST
+#include "ust-load.h"
+#endif
 
 #define LINE_BYTES 1024             /* the log backend's own cut */
 
@@ -244,11 +247,24 @@ static void emit_syslog(struct sink_backends *sb,
 }
 
 /*
- * Nothing to start: the provider registered with LTTng when the plugin
- * was loaded (liblttng-ust's constructors), and the probes are notes in
- * libqtrace.so that a tracer finds on its own.
+ * The probes module, whose loading registers provider "qtrace" with the
+ * session daemon; from then on a session's enable-event switches the
+ * plugin's tracepoints on.
  */
-static int start_probes(const struct sink_backends_cfg *cfg,
+static int start_ust(const struct sink_backends_cfg *cfg,
+                     struct qtrace_err *err)
+{
+    (void)cfg;
+#if QTRACE_PLUGIN_HAVE_UST
+    return ust_load(err);
+#else
+    qtrace_err_set(err, "backend=ust: not in this build");
+    return -1;
+#endif
+}
+
+/* Nothing to start: the probes are notes a tracer finds on its own. */
+static int start_dtrace(const struct sink_backends_cfg *cfg,
                         struct qtrace_err *err)
 {
     (void)cfg;
@@ -277,8 +293,8 @@ static const struct backend_out out_table[] = {
     { QTRACE_TRACE_BACKEND_SIMPLE, start_simple, emit_simple },
     { QTRACE_TRACE_BACKEND_FTRACE, start_ftrace, emit_ftrace },
     { QTRACE_TRACE_BACKEND_SYSLOG, start_syslog, emit_syslog },
-    { QTRACE_TRACE_BACKEND_UST, start_probes, emit_ust },
-    { QTRACE_TRACE_BACKEND_DTRACE, start_probes, emit_dtrace },
+    { QTRACE_TRACE_BACKEND_UST, start_ust, emit_ust },
+    { QTRACE_TRACE_BACKEND_DTRACE, start_dtrace, emit_dtrace },
 };
 
 #define N_OUTS (sizeof(out_table) / sizeof(out_table[0]))

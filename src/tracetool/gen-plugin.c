@@ -128,6 +128,22 @@ static void print_event(FILE *f, const struct qtrace_event_desc *ev,
     fputs("}\n\n", f);
 }
 
+/*
+ * The tracepoints, with LTTng's dynamic linkage: the probes are in a
+ * module of their own (the ust-events-h header compiled with
+ * LTTNG_UST_TRACEPOINT_CREATE_PROBES) that the plugin loads for
+ * backend=ust only, so QEMU never has liblttng-ust's threads otherwise.
+ */
+static void print_ust_include(FILE *f, const struct gen_program *gp)
+{
+    char name[128];
+
+    snprintf(name, sizeof(name), GEN_UST_HEADER, gp->group);
+    fprintf(f, "#define LTTNG_UST_TRACEPOINT_DEFINE\n"
+            "#define LTTNG_UST_TRACEPOINT_PROBE_DYNAMIC_LINKAGE\n"
+            "#include \"%s\"\n\n", name);
+}
+
 static void print_table(FILE *f, const struct qtrace_catalog *cat)
 {
     unsigned int i;
@@ -155,7 +171,7 @@ void gen_plugin_c(FILE *f, const struct qtrace_catalog *cat,
             "#include \"qtrace/trace-control.h\"\n\n",
             gp->group, gp->src);
     if (probes & QTRACE_TRACE_BACKEND_UST) {
-        gen_ust_include_c(f, gp);
+        print_ust_include(f, gp);
     }
     if (probes & QTRACE_TRACE_BACKEND_DTRACE) {
         gen_dtrace_include_c(f, cat, gp);

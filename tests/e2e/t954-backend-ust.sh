@@ -62,6 +62,15 @@ for line in sys.stdin:
 '
 }
 
+# maps_has REGEX: yes if QEMU has a file matching REGEX mapped.
+maps_has() {
+    if grep -q "$1" "/proc/$QEMU_PID/maps" 2> /dev/null; then
+        echo yes
+    else
+        echo no
+    fi
+}
+
 # The syscalls guest, stopped on its first read until the listing is
 # taken: /dev/null under -L is a FIFO it opens read-write. This shell
 # holds it open too, so writing never waits for a QEMU that is gone.
@@ -81,6 +90,8 @@ while ! lttng list -u 2> /dev/null | grep -q "PID: $QEMU_PID " &&
     i=$((i + 1))
 done
 lttng list -u > "$WORK/list" 2>&1
+check_eq "backend=ust loads liblttng-ust into QEMU" yes \
+    "$(maps_has 'liblttng-ust\.so')"
 # 4 reads of 16 bytes each.
 head -c 64 /dev/zero >&3
 exec 3>&-
@@ -116,6 +127,25 @@ check_eq "only the selected events" "" \
     "$(grep -Ev '^syscall(_ret)? ' "$WORK/got")"
 dump_events "$WORK/t.qtr" > "$WORK/dump"
 check_same "babeltrace2's events = native dump's" "$WORK/dump" "$WORK/got"
+
+# Without backend=ust, QEMU has no liblttng-ust (nor its threads).
+exec 3<> "$WORK/root/dev/null"
+(cd "$WORK" && exec "qemu-$ARCH" -L "$WORK/root" \
+    -plugin "$QTRACE_PLUGIN,out=t.qtr,events=syscall" "$GUEST") \
+    > "$WORK/out" 2> "$WORK/err" &
+QEMU_PID=$!
+i=0
+while ! grep -q 'libqtrace\.so' "/proc/$QEMU_PID/maps" 2> /dev/null &&
+    [ $i -lt 100 ]; do
+    sleep 0.1
+    i=$((i + 1))
+done
+sleep 0.2
+check_eq "no backend=ust: QEMU maps the plugin, no liblttng-ust" "yes no" \
+    "$(maps_has 'libqtrace\.so') $(maps_has 'liblttng-ust\.so')"
+head -c 64 /dev/zero >&3
+exec 3>&-
+wait "$QEMU_PID"
 
 # Blocks: exec_tb per pc as the asm guest is built.
 use_guest asm "$ARCH"
