@@ -1,17 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The plugin's events as LTTng-UST tracepoints (provider "qtrace") and
- * SDT probes (provider "qtrace"), defined by backend-probes-gen.c, which
- * qtrace-tracetool --plugin --format=plugin-c writes from trace-events
- * at build time. Which of the two a build has depends on what was found
- * when configuring (liblttng-ust-dev, sys/sdt.h). Writer thread only.
+ * The plugin's events as SDT probes (provider "qtrace", in libqtrace.so,
+ * backend-probes-gen.c) and as LTTng-UST tracepoints (provider "qtrace",
+ * in libqtrace-ust.so, backend-probes-ust.c, reached through
+ * ust-load.h). qtrace-tracetool --plugin --format=plugin-c writes both
+ * from trace-events at build time, each defining the two names below;
+ * which of them a build has depends on what was found when configuring
+ * (sys/sdt.h, liblttng-ust-dev). Writer thread only.
  */
 #ifndef QTRACE_PLUGIN_BACKEND_PROBES_H
 #define QTRACE_PLUGIN_BACKEND_PROBES_H
 
 #include "qtrace/reader.h"
 
-/* QTRACE_TRACE_BACKEND_UST and/or _DTRACE: the ones this build has. */
+/* QTRACE_TRACE_BACKEND_UST or _DTRACE: what the defining file has. */
 extern const unsigned int backend_probes_built;
 
 /*

@@ -12,8 +12,9 @@
  * in QEMU's simpletrace layout. A backend that cannot take a record
  * counts it; the counts go into the END chunk and on stderr at exit.
  * ust and dtrace fire the tracepoints and SDT probes generated from the
- * plugin's catalog (backend-probes.h), which decode a record only when
- * an LTTng session or an attached tracer wants its event. Another backend
+ * plugin's catalog (backend-probes.h; ust's in a module of its own,
+ * ust-load.c), which decode a record only when an LTTng session or an
+ * attached tracer wants its event. Another backend
  * plugs in as one more row here and its name in backend-list.c.
  */
 #include <errno.h>
@@ -247,9 +248,9 @@ static void emit_syslog(struct sink_backends *sb,
 }
 
 /*
- * The probes module, whose loading registers provider "qtrace" with the
- * session daemon; from then on a session's enable-event switches the
- * plugin's tracepoints on.
+ * The tracepoints' module, whose loading registers provider "qtrace"
+ * with the session daemon; from then on a session's enable-event
+ * switches the tracepoints on.
  */
 static int start_ust(const struct sink_backends_cfg *cfg,
                      struct qtrace_err *err)
@@ -277,7 +278,11 @@ static void emit_ust(struct sink_backends *sb,
 {
     (void)sb;
     (void)line;
-    backend_probes_emit(rec, QTRACE_TRACE_BACKEND_UST);
+#if QTRACE_PLUGIN_HAVE_UST
+    ust_emit(rec);
+#else
+    (void)rec;
+#endif
 }
 
 static void emit_dtrace(struct sink_backends *sb,

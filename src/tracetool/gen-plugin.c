@@ -4,8 +4,9 @@
  * catalog, one function per event that takes a decoded record and, for
  * each of the ust and dtrace backends in --backends that the caller runs
  * and a tracer has switched on, fires the event's LTTng tracepoint or SDT
- * probe. The tracepoints come from the ust-events-h header of the same
- * catalog and group; the probes and semaphores from gen-dtrace.c.
+ * probe. The tracepoints and their probes come from the ust-events-h
+ * header of the same catalog and group, the SDT probes and semaphores
+ * from gen-dtrace.c.
  * src/plugin/backend-probes.h declares what this file defines.
  */
 #include <stdbool.h>
@@ -128,22 +129,6 @@ static void print_event(FILE *f, const struct qtrace_event_desc *ev,
     fputs("}\n\n", f);
 }
 
-/*
- * The tracepoints, with LTTng's dynamic linkage: the probes are in a
- * module of their own (the ust-events-h header compiled with
- * LTTNG_UST_TRACEPOINT_CREATE_PROBES) that the plugin loads for
- * backend=ust only, so QEMU never has liblttng-ust's threads otherwise.
- */
-static void print_ust_include(FILE *f, const struct gen_program *gp)
-{
-    char name[128];
-
-    snprintf(name, sizeof(name), GEN_UST_HEADER, gp->group);
-    fprintf(f, "#define LTTNG_UST_TRACEPOINT_DEFINE\n"
-            "#define LTTNG_UST_TRACEPOINT_PROBE_DYNAMIC_LINKAGE\n"
-            "#include \"%s\"\n\n", name);
-}
-
 static void print_table(FILE *f, const struct qtrace_catalog *cat)
 {
     unsigned int i;
@@ -171,7 +156,7 @@ void gen_plugin_c(FILE *f, const struct qtrace_catalog *cat,
             "#include \"qtrace/trace-control.h\"\n\n",
             gp->group, gp->src);
     if (probes & QTRACE_TRACE_BACKEND_UST) {
-        print_ust_include(f, gp);
+        gen_ust_include_c(f, gp);
     }
     if (probes & QTRACE_TRACE_BACKEND_DTRACE) {
         gen_dtrace_include_c(f, cat, gp);
