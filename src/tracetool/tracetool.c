@@ -397,7 +397,7 @@ static int tt_check_format(const struct tt_opts *o, unsigned int backends)
     }
     if (i == sizeof(formats) / sizeof(formats[0])) {
         fprintf(stderr, TT_NAME ": --format=%s: unknown format (known: h, "
-                "c, ust-events-h, d, stap, plugin-c)\n", o->format);
+                "c, ust-events-h, d, stap)\n", o->format);
         return -1;
     }
     if (strcmp(o->format, "plugin-c") == 0 && !o->plugin) {
