@@ -29,7 +29,8 @@ catalog_events() {
 }
 
 # bt2_events FILE: "name value value ..." per qtrace event babeltrace2
-# printed, integers in decimal; with names=1, "name key key ...".
+# printed, integers in decimal, strings unquoted; with names=1, "name
+# key key ...".
 bt2_events() {
     python3 - "$1" "${2:-0}" <<'PY'
 import re, sys
@@ -41,7 +42,8 @@ for line in open(sys.argv[1]):
     if sys.argv[2] == '1':
         print(m.group(1), *[k for k, _ in fields])
     else:
-        print(m.group(1), *[str(int(v, 0)) for _, v in fields])
+        print(m.group(1), *[v.strip('"') if v.startswith('"')
+                            else str(int(v, 0)) for _, v in fields])
 PY
 }
 
@@ -147,13 +149,22 @@ head -c 64 /dev/zero >&3
 exec 3>&-
 wait "$QEMU_PID"
 
-# Blocks: exec_tb per pc as the asm guest is built.
+# Blocks: exec_tb per pc as the asm guest is built; its two mappings
+# with the guest's path, a string field.
 use_guest asm "$ARCH"
-lttng_start 'qtrace:exec_tb'
-run_plugin "out=t.qtr,events=exec_tb,backend=ust" "$GUEST"
+lttng_start 'qtrace:exec_tb,qtrace:image_map'
+run_plugin "out=t.qtr,events=exec_tb;image_map,backend=ust" "$GUEST"
 lttng_stop
 check_eq "asm guest exit status" "$(expect_get exit)" "$RC"
-bt2_events "$WORK/bt2" | awk '{ printf "0x%x\n", $2 }' | sort | uniq -c |
+bt2_events "$WORK/bt2" > "$WORK/got"
+"$QTRACE" dump "$WORK/t.qtr" | awk '$3 == "image_map" { print $NF }' \
+    > "$WORK/maps.want"
+check_eq "image_map: the guest's file, as in the native trace" \
+    "$(cat "$WORK/maps.want")" \
+    "$(awk '$1 == "image_map" { print $5 }' "$WORK/got")"
+check_eq "image_map: twice, the asm guest's two segments" 2 \
+    "$(grep -c "^image_map .* $GUEST$" "$WORK/got")"
+grep '^exec_tb ' "$WORK/got" | awk '{ printf "0x%x\n", $2 }' | sort | uniq -c |
     awk '{ print $2, $1 }' | sort > "$WORK/blocks"
 expect_blocks > "$WORK/blocks.want"
 check_same "exec_tb per block = the guest's construction" \
