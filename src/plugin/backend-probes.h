@@ -4,7 +4,7 @@
  * backend-probes-gen.c) and as LTTng-UST tracepoints (provider "qtrace",
  * in libqtrace-ust.so, backend-probes-ust.c, reached through
  * ust-load.h). qtrace-tracetool --plugin --format=plugin-c writes both
- * from trace-events at build time, each defining the two names below;
+ * from trace-events at build time, each defining the function below;
  * which of them a build has depends on what was found when configuring
  * (sys/sdt.h, liblttng-ust-dev). Writer thread only.
  */
@@ -12,9 +12,6 @@
 #define QTRACE_PLUGIN_BACKEND_PROBES_H
 
 #include "qtrace/reader.h"
-
-/* QTRACE_TRACE_BACKEND_UST or _DTRACE: what the defining file has. */
-extern const unsigned int backend_probes_built;
 
 /*
  * Fire rec's tracepoint (if on has the ust bit and an LTTng session has

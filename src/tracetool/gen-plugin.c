@@ -88,6 +88,11 @@ static void print_event(FILE *f, const struct qtrace_event_desc *ev,
     gen_print_signature(f, ev);
     fprintf(f, " */\nstatic void emit_%s(const struct qtrace_record *r_, "
             "unsigned int on_)\n{\n", ev->name);
+    if (!ust && !sdt) {
+        /* A build with neither: every event is a no-op. */
+        fputs("    (void)r_;\n    (void)on_;\n}\n\n", f);
+        return;
+    }
     for (i = 0; i < ev->n_args; i++) {
         print_local(f, &ev->args[i]);
     }
@@ -161,7 +166,6 @@ void gen_plugin_c(FILE *f, const struct qtrace_catalog *cat,
     if (probes & QTRACE_TRACE_BACKEND_DTRACE) {
         gen_dtrace_include_c(f, cat, gp);
     }
-    fprintf(f, "const unsigned int backend_probes_built = 0x%x;\n\n", probes);
     for (i = 1; i <= cat->n_events; i++) {
         print_event(f, &cat->events[i], gp);
     }
