@@ -30,7 +30,8 @@ import time
 # backends as well as to the native file, a system call or more per
 # block for some: they run on a workload of their own, 1/200 of the
 # short-block work, beside "blocks", the native format alone.
-BACKENDS = ("blocks+simple", "blocks+log", "blocks+syslog", "blocks+ftrace")
+BACKENDS = ("blocks+simple", "blocks+log", "blocks+syslog", "blocks+ftrace",
+            "blocks+ust", "blocks+dtrace")
 EXECLOG_ONLY = ("insns+mem", "text-log") + BACKENDS
 EXECLOG_COMPARE = ("plain", "blocks+mem", "insns+mem", "text-log")
 BACKENDS_WORKLOAD = "short-blocks/200"
@@ -60,6 +61,11 @@ MODES = [
      "block trace, also to the syslog backend"),
     ("blocks+ftrace", "events=tb_trans;exec_tb,backend=ftrace",
      "block trace, also to the ftrace backend (needs tracefs)"),
+    ("blocks+ust", "events=tb_trans;exec_tb,backend=ust",
+     "block trace, also to LTTng-UST (recorded if a session enables "
+     "qtrace:*)"),
+    ("blocks+dtrace", "events=tb_trans;exec_tb,backend=dtrace",
+     "block trace, also to the SDT probes (fired if a tracer is attached)"),
     ("floor:trans", "trans=on",
      "a plugin that sees every translation and instruments nothing"),
     ("floor:inline", "inline=on", "QEMU's inline add per block, no callback"),

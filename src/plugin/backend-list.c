@@ -6,22 +6,37 @@
 #include "backend-list.h"
 #include "qtrace/trace-control.h"
 
+/*
+ * ust and dtrace are compiled in where their Debian package was found
+ * when configuring (src/plugin/meson.build sets these to 0 or 1).
+ */
+#if QTRACE_PLUGIN_HAVE_UST
+#define UST_BIT QTRACE_TRACE_BACKEND_UST
+#else
+#define UST_BIT 0
+#endif
+#if QTRACE_PLUGIN_HAVE_DTRACE
+#define DTRACE_BIT QTRACE_TRACE_BACKEND_DTRACE
+#else
+#define DTRACE_BIT 0
+#endif
+
 static const struct {
     const char *name;
-    unsigned int bit;               /* 0: known, not available */
+    unsigned int bit;               /* 0: known, not in this build */
+    const char *needs;              /* what building it takes */
 } backend_names[] = {
-    { "log", QTRACE_TRACE_BACKEND_LOG },
-    { "simple", QTRACE_TRACE_BACKEND_SIMPLE },
-    { "ftrace", QTRACE_TRACE_BACKEND_FTRACE },
-    { "syslog", QTRACE_TRACE_BACKEND_SYSLOG },
-    /* QEMU's other two: the plugin feeds them once the runtime has them. */
-    { "ust", 0 },
-    { "dtrace", 0 },
+    { "log", QTRACE_TRACE_BACKEND_LOG, NULL },
+    { "simple", QTRACE_TRACE_BACKEND_SIMPLE, NULL },
+    { "ftrace", QTRACE_TRACE_BACKEND_FTRACE, NULL },
+    { "syslog", QTRACE_TRACE_BACKEND_SYSLOG, NULL },
+    { "ust", UST_BIT, "liblttng-ust-dev" },
+    { "dtrace", DTRACE_BIT, "systemtap-sdt-dev" },
 };
 
 #define N_BACKENDS (sizeof(backend_names) / sizeof(backend_names[0]))
 
-/* One entry (separated by ',' or ';') of len bytes of len bytes into *mask. */
+/* One entry (separated by ',' or ';') of len bytes into *mask. */
 static int add_name(const char *name, size_t len, unsigned int *mask,
                     struct qtrace_err *err)
 {
@@ -33,16 +48,16 @@ static int add_name(const char *name, size_t len, unsigned int *mask,
             continue;
         }
         if (!backend_names[i].bit) {
-            qtrace_err_set(err, "%.*s: not available to the plugin yet "
-                           "(available: log, simple, ftrace, syslog)",
-                           (int)len, name);
+            qtrace_err_set(err, "%.*s: not in this build of the plugin "
+                           "(%s was not found when it was configured)",
+                           (int)len, name, backend_names[i].needs);
             return -EINVAL;
         }
         *mask |= backend_names[i].bit;
         return 0;
     }
     qtrace_err_set(err, "%.*s: unknown backend (known: log, simple, "
-                   "ftrace, syslog)", (int)len, name);
+                   "ftrace, syslog, ust, dtrace)", (int)len, name);
     return -EINVAL;
 }
 

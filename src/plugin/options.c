@@ -299,7 +299,8 @@ static const struct option_desc option_table[] = {
       "DIR        uftrace data directory of the guest's function calls" },
     { "backend", parse_backend,
       "LIST       also send the selected events to these tracing "
-      "backends: log, simple, ftrace, syslog (';' between names)" },
+      "backends: log, simple, ftrace, syslog, ust, dtrace (';' between "
+      "names)" },
     { "backend-file", parse_backend_file,
       "FILE       the simple backend's file (default trace-PID)" },
     { "backend-log", parse_backend_log,

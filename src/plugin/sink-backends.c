@@ -11,8 +11,11 @@
  * "name format-output" line, formatted once; simple writes the arguments
  * in QEMU's simpletrace layout. A backend that cannot take a record
  * counts it; the counts go into the END chunk and on stderr at exit.
- * Another backend of the runtime (ust, dtrace) plugs in as one more row
- * here and its name made available in backend-list.c.
+ * ust and dtrace fire the tracepoints and SDT probes generated from the
+ * plugin's catalog (backend-probes.h; ust's in a module of its own,
+ * ust-load.c), which decode a record only when an LTTng session or an
+ * attached tracer wants its event. Another backend
+ * plugs in as one more row here and its name in backend-list.c.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -24,10 +27,14 @@
 #include "../trace/simple-format.h"
 #include "../trace/simple-ring.h"
 #include "../trace/trace-int.h"
+#include "backend-probes.h"
 #include "qtrace/reader.h"
 #include "qtrace/trace-emit.h"
 #include "sink-records.h"
 #include "sink.h"
+#if QTRACE_PLUGIN_HAVE_UST
+#include "ust-load.h"
+#endif
 
 #define LINE_BYTES 1024             /* the log backend's own cut */
 
@@ -240,11 +247,59 @@ static void emit_syslog(struct sink_backends *sb,
     qtrace_trace_syslog("%s", line);
 }
 
+/*
+ * The tracepoints' module, whose loading registers provider "qtrace"
+ * with the session daemon; from then on a session's enable-event
+ * switches the tracepoints on.
+ */
+static int start_ust(const struct sink_backends_cfg *cfg,
+                     struct qtrace_err *err)
+{
+    (void)cfg;
+#if QTRACE_PLUGIN_HAVE_UST
+    return ust_load(err);
+#else
+    qtrace_err_set(err, "backend=ust: not in this build");
+    return -1;
+#endif
+}
+
+/* Nothing to start: the probes are notes a tracer finds on its own. */
+static int start_dtrace(const struct sink_backends_cfg *cfg,
+                        struct qtrace_err *err)
+{
+    (void)cfg;
+    (void)err;
+    return 0;
+}
+
+static void emit_ust(struct sink_backends *sb,
+                     const struct qtrace_record *rec, const char *line)
+{
+    (void)sb;
+    (void)line;
+#if QTRACE_PLUGIN_HAVE_UST
+    ust_emit(rec);
+#else
+    (void)rec;
+#endif
+}
+
+static void emit_dtrace(struct sink_backends *sb,
+                        const struct qtrace_record *rec, const char *line)
+{
+    (void)sb;
+    (void)line;
+    backend_probes_emit(rec, QTRACE_TRACE_BACKEND_DTRACE);
+}
+
 static const struct backend_out out_table[] = {
     { QTRACE_TRACE_BACKEND_LOG, start_log, emit_log },
     { QTRACE_TRACE_BACKEND_SIMPLE, start_simple, emit_simple },
     { QTRACE_TRACE_BACKEND_FTRACE, start_ftrace, emit_ftrace },
     { QTRACE_TRACE_BACKEND_SYSLOG, start_syslog, emit_syslog },
+    { QTRACE_TRACE_BACKEND_UST, start_ust, emit_ust },
+    { QTRACE_TRACE_BACKEND_DTRACE, start_dtrace, emit_dtrace },
 };
 
 #define N_OUTS (sizeof(out_table) / sizeof(out_table[0]))

@@ -72,6 +72,14 @@ void gen_dtrace_include_c(FILE *f, const struct qtrace_catalog *cat,
 void gen_dtrace_call_c(FILE *f, const struct qtrace_event_desc *ev,
                        const struct gen_program *gp);
 
+/*
+ * The plugin's probes (gen-plugin.c, --plugin --format=plugin-c):
+ * backend_probes_emit() for src/plugin/backend-probes.h, firing each
+ * record's ust tracepoint and dtrace probe.
+ */
+void gen_plugin_c(FILE *f, const struct qtrace_catalog *cat,
+                  const struct gen_program *gp);
+
 /* Helpers all use. */
 void gen_upper(const char *name, char *out, size_t size);
 void gen_print_c_string(FILE *f, const char *text);

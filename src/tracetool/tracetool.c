@@ -6,6 +6,8 @@
  * the plugin's record structs and catalog (the project's own build).
  * The ust backend adds an LTTng provider header (--format=ust-events-h),
  * the dtrace backend QEMU's .d and .stp files (--format=d, stap).
+ * --plugin reads qtrace's own catalog for the plugin's ust and dtrace
+ * probes (--format=plugin-c, gen-plugin.c).
  * Options and errors here, the outputs in gen-*.c.
  */
 #include <errno.h>
@@ -108,6 +110,8 @@ static void tt_generate(FILE *f, const struct tt_output *o)
         gen_dtrace_d(f, o->cat, o->gp);
     } else if (strcmp(o->format, "stap") == 0) {
         gen_dtrace_stap(f, o->cat, o->gp);
+    } else if (strcmp(o->format, "plugin-c") == 0) {
+        gen_plugin_c(f, o->cat, o->gp);
     } else {
         gen_program_c(f, o->cat, o->gp);
     }
@@ -290,6 +294,7 @@ struct tt_opts {
     const char *target_type;        /* --target-type (stap prefix) */
     const char *target_name;        /* --target-name (stap prefix) */
     const char *probe_prefix;       /* --probe-prefix (stap) */
+    bool plugin;                    /* --plugin: qtrace's own catalog */
 };
 
 static int tt_usage(void)
@@ -298,6 +303,7 @@ static int tt_usage(void)
           "--format=h|c|ust-events-h|d|stap [--group=NAME]\n"
           "                        [--binary=PATH] [--probe-prefix=PREFIX] "
           "[--header=NAME]\n"
+          "                        [--plugin [--format=plugin-c]]\n"
           "                        TRACE_EVENTS OUT\n"
           "       " TT_NAME " TRACE_EVENTS OUT_H OUT_C   "
           "(qtrace's own record catalog)\n"
@@ -341,6 +347,10 @@ static int tt_parse_opts(int argc, char **argv, struct tt_opts *o,
         const char *v = NULL;
         size_t k;
 
+        if (strcmp(argv[i], "--plugin") == 0) {
+            o->plugin = true;
+            continue;
+        }
         if (argv[i][0] != '-' || argv[i][1] == '\0') {
             if (*n_pos == 3) {
                 return tt_usage();
@@ -376,6 +386,7 @@ static int tt_check_format(const struct tt_opts *o, unsigned int backends)
         { "ust-events-h", QTRACE_TRACE_BACKEND_UST },
         { "d", QTRACE_TRACE_BACKEND_DTRACE },
         { "stap", QTRACE_TRACE_BACKEND_DTRACE },
+        { "plugin-c", 0 },
     };
     size_t i;
 
@@ -387,6 +398,10 @@ static int tt_check_format(const struct tt_opts *o, unsigned int backends)
     if (i == sizeof(formats) / sizeof(formats[0])) {
         fprintf(stderr, TT_NAME ": --format=%s: unknown format (known: h, "
                 "c, ust-events-h, d, stap)\n", o->format);
+        return -1;
+    }
+    if (strcmp(o->format, "plugin-c") == 0 && !o->plugin) {
+        fprintf(stderr, TT_NAME ": --format=plugin-c: needs --plugin\n");
         return -1;
     }
     if (formats[i].needs && !(backends & formats[i].needs)) {
@@ -423,6 +438,19 @@ static int tt_check_ust(const char *path, const struct qtrace_catalog *cat)
         }
     }
     return 0;
+}
+
+/*
+ * In the plugin's catalog "disable" means off until events= selects the
+ * event, not compiled out: each one gets its tracepoint and probe.
+ */
+static void tt_keep_all_events(struct qtrace_catalog *cat)
+{
+    unsigned int i;
+
+    for (i = 1; i <= cat->n_events; i++) {
+        cat->events[i].disabled = false;
+    }
 }
 
 /*
@@ -484,8 +512,12 @@ int main(int argc, char **argv)
                 "48 characters\n", o.group);
         return 1;
     }
-    if (tt_load(pos[0], FMT_CHECK_PROGRAM, &cat) < 0) {
+    if (tt_load(pos[0], o.plugin ? FMT_CHECK_RECORDS : FMT_CHECK_PROGRAM,
+                &cat) < 0) {
         return 1;
+    }
+    if (o.plugin) {
+        tt_keep_all_events(&cat);
     }
     if ((gp.backends & QTRACE_TRACE_BACKEND_UST) &&
         tt_check_ust(pos[0], &cat) < 0) {

@@ -195,6 +195,7 @@ static void test_options_backends(void **state)
                      "backend-log=t.log", NULL };
     char *commas[] = { "backend=syslog,ftrace", "backend-log=stderr", NULL };
     char *ust[] = { "backend=log;ust", NULL };
+    char *dtrace[] = { "backend=dtrace", NULL };
     char *typo[] = { "backend=simpel", NULL };
     char *empty[] = { "backend=log;", NULL };
     char *file_alone[] = { "backend=log", "backend-file=t.st", NULL };
@@ -203,18 +204,35 @@ static void test_options_backends(void **state)
     assert_int_equal(fx->opts.backends, QTRACE_TRACE_BACKEND_SYSLOG |
                                         QTRACE_TRACE_BACKEND_FTRACE);
     assert_null(fx->opts.backend_log);
+    /* Before both: its backend-file= would stay and be refused. */
+#if QTRACE_PLUGIN_HAVE_UST
+    assert_int_equal(parse(fx, ust), 0);
+    assert_int_equal(fx->opts.backends,
+                     QTRACE_TRACE_BACKEND_LOG | QTRACE_TRACE_BACKEND_UST);
+#else
+    assert_int_equal(parse(fx, ust), -EINVAL);
+    assert_string_equal(fx->err.msg, "backend=log;ust: ust: not in this "
+                        "build of the plugin (liblttng-ust-dev was not "
+                        "found when it was configured)");
+#endif
+#if QTRACE_PLUGIN_HAVE_DTRACE
+    assert_int_equal(parse(fx, dtrace), 0);
+    assert_int_equal(fx->opts.backends, QTRACE_TRACE_BACKEND_DTRACE);
+#else
+    assert_int_equal(parse(fx, dtrace), -EINVAL);
+    assert_string_equal(fx->err.msg, "backend=dtrace: dtrace: not in this "
+                        "build of the plugin (systemtap-sdt-dev was not "
+                        "found when it was configured)");
+#endif
     assert_int_equal(parse(fx, both), 0);
     assert_int_equal(fx->opts.backends,
                      QTRACE_TRACE_BACKEND_LOG | QTRACE_TRACE_BACKEND_SIMPLE);
     assert_string_equal(fx->opts.backend_file, "t.st");
     assert_string_equal(fx->opts.backend_log, "t.log");
-    assert_int_equal(parse(fx, ust), -EINVAL);
-    assert_string_equal(fx->err.msg, "backend=log;ust: ust: not available "
-                        "to the plugin yet (available: log, simple, "
-                        "ftrace, syslog)");
     assert_int_equal(parse(fx, typo), -EINVAL);
     assert_string_equal(fx->err.msg, "backend=simpel: unknown backend "
-                        "(known: log, simple, ftrace, syslog)");
+                        "(known: log, simple, ftrace, syslog, ust, "
+                        "dtrace)");
     assert_int_equal(parse(fx, empty), -EINVAL);
     assert_int_equal(parse(fx, file_alone), -EINVAL);
     assert_string_equal(fx->err.msg,
