@@ -7,50 +7,10 @@
 # facility LOG_DAEMON, level LOG_INFO (priority <30>), "ident[PID]: " from
 # LOG_PID, then "name args" as the demo echoed.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/devlog-lib.sh"
 . "$(dirname "$0")/trace-lib.sh"
 
-unshare -m true 2>/dev/null || skip "no mount namespace (unshare -m needs root or user namespaces)"
-command -v python3 > /dev/null || skip "python3 not installed"
-
-# In the namespace: a tmpfs over /dev, a listener on /dev/log, the demo.
-cat > "$WORK/run.sh" <<SH
-mount -t tmpfs none /dev || exit 90
-# sh gives background jobs /dev/null as stdin: a device of our own.
-mknod -m 666 /dev/null c 1 3 || exit 91
-python3 - > "$WORK/syslog" <<'PY' &
-import socket, sys
-s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-s.bind('/dev/log')
-open('$WORK/ready', 'w').close()
-s.settimeout(5)
-try:
-    while True:
-        msg = s.recv(65536).decode()
-        print(msg, flush=True)
-        if msg.endswith('demo_done done'):
-            break
-except socket.timeout:
-    pass
-PY
-listener=\$!
-tries=0
-while [ ! -e "$WORK/ready" ] && [ \$tries -lt 100 ]; do
-    sleep 0.05
-    tries=\$((tries + 1))
-done
-cd "$WORK" && "$DEMO_DIR/trace-events-demo-syslog" --trace 'demo_*' \
-    > "$WORK/out" 2> "$WORK/err" &
-echo \$! > "$WORK/pid"
-wait \$!
-echo \$? > "$WORK/rc"
-wait \$listener
-SH
-unshare -m sh "$WORK/run.sh"
-rc=$?
-case $rc in
-90|91) skip "cannot mount a tmpfs over /dev or make /dev/null in a mount namespace" ;;
-esac
-check_eq "namespace set up" 0 "$rc"
+run_with_devlog "\"$DEMO_DIR/trace-events-demo-syslog\" --trace 'demo_*'"
 check_eq "demo status" 0 "$(cat "$WORK/rc")"
 check_eq "nothing on stderr" "" "$(cat "$WORK/err")"
 pid=$(cat "$WORK/pid")
