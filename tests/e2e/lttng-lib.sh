@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-# A session daemon for the tests of backend=ust, sourced after lib.sh:
+# A session daemon for the tests of LTTng-UST output (the ust backend of
+# the tracing runtime and the plugin's backend=ust), sourced after lib.sh:
 # uses one that already answers, or starts one in a private LTTNG_HOME
 # under $WORK and stops it at exit (skipping loudly where it cannot
 # start). Sets SESSION, a session name of this test.
@@ -35,7 +36,7 @@ if ! lttng list > /dev/null 2>&1; then
         rundir="$LTTNG_HOME/.lttng"
     fi
     lttng-sessiond --daemonize --no-kernel > "$WORK/sessiond.log" 2>&1 ||
-        skip "lttng-sessiond cannot start here: $(tail -1 "$WORK/sessiond.log")"
+        skip "lttng-sessiond cannot start here (no shared memory or no permission): $(tail -1 "$WORK/sessiond.log")"
     SESSIOND_PID=$(cat "$rundir/lttng-sessiond.pid" 2> /dev/null)
     lttng list > /dev/null 2>&1 ||
         skip "lttng-sessiond started but does not answer"

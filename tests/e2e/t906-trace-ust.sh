@@ -15,42 +15,7 @@
 
 [ -x "$DEMO_DIR/trace-events-demo-ust" ] ||
     skip "trace-events-demo-ust not built (no liblttng-ust-dev when configuring)"
-for tool in lttng lttng-sessiond babeltrace2 python3; do
-    command -v "$tool" > /dev/null || skip "$tool not installed (lttng-tools, babeltrace2)"
-done
-
-export LTTNG_HOME="$WORK/home"
-mkdir "$LTTNG_HOME"
-SESSIOND_PID=
-SESSION=qtrace-t906-$$
-stop_all() {
-    lttng destroy "$SESSION" > /dev/null 2>&1
-    if [ -n "$SESSIOND_PID" ]; then
-        kill "$SESSIOND_PID" 2> /dev/null
-        i=0
-        while kill -0 "$SESSIOND_PID" 2> /dev/null && [ $i -lt 50 ]; do
-            sleep 0.1
-            i=$((i + 1))
-        done
-    fi
-    rm -rf "$WORK"
-}
-trap stop_all EXIT
-
-if ! lttng list > /dev/null 2>&1; then
-    if [ "$(id -u)" -eq 0 ]; then
-        rundir=/run/lttng
-    else
-        rundir="$LTTNG_HOME/.lttng"
-    fi
-    if ! lttng-sessiond --daemonize --no-kernel > "$WORK/sessiond.log" 2>&1
-    then
-        skip "lttng-sessiond cannot start here (no shared memory or no permission): $(tail -1 "$WORK/sessiond.log")"
-    fi
-    SESSIOND_PID=$(cat "$rundir/lttng-sessiond.pid" 2> /dev/null)
-    lttng list > /dev/null 2>&1 ||
-        skip "lttng-sessiond started but does not answer"
-fi
+. "$(dirname "$0")/lttng-lib.sh"
 
 # The events of trace-events that are not "disable", from the file itself.
 live_events() {
