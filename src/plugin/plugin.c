@@ -21,6 +21,7 @@
 #include "entries.h"
 #include "fatal.h"
 #include "insn-extent.h"
+#include "instrument/instr.h"
 #include "maps.h"
 #include "mem.h"
 #include "meta.h"
@@ -302,8 +303,8 @@ static void vcpu_syscall(qemu_plugin_id_t id, unsigned int vcpu_index,
     struct qtrace_ev_syscall *r;
 
     (void)id;
-    (void)a7;
-    (void)a8;
+    instr_syscall(vcpu_index, num,
+                  (const uint64_t[8]){ a1, a2, a3, a4, a5, a6, a7, a8 });
     if (!vc) {
         return;
     }
@@ -339,6 +340,7 @@ static void vcpu_syscall_ret(qemu_plugin_id_t id, unsigned int vcpu_index,
     struct qtrace_ev_syscall_ret *r;
 
     (void)id;
+    instr_syscall_ret(vcpu_index, num, ret);
     if (!vc) {
         return;
     }
@@ -428,6 +430,7 @@ static void vcpu_init(qemu_plugin_id_t id, unsigned int vcpu_index)
     struct qtrace_ev_vcpu_init *r;
 
     (void)id;
+    instr_vcpu_init(vcpu_index);
     if (!vc) {
         if (!atomic_exchange(&qt.warned_vcpus, true)) {
             fprintf(stderr, "qtrace: vCPU %u: more than %d vCPUs; the "
@@ -471,6 +474,7 @@ static void vcpu_exit(qemu_plugin_id_t id, unsigned int vcpu_index)
     struct qtrace_ev_vcpu_exit *r;
 
     (void)id;
+    instr_vcpu_exit(vcpu_index);
     if (!vc || !vc->live) {
         return;
     }
@@ -646,6 +650,7 @@ static void vcpu_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
     uint32_t i;
 
     (void)id;
+    instr_tb_trans(tb);
     meta_capture_binary(qemu_plugin_tb_vaddr(tb));
     ti = tbtab_new((uint32_t)n);
     if (!ti) {
@@ -779,6 +784,7 @@ static void finish_trace(int sig)
     if (atomic_exchange(&qt.exited, true)) {
         return;
     }
+    instr_fini_all();
     if (qt.trace_tb_count) {
         emit_counts();
     }
@@ -1094,6 +1100,13 @@ int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
     }
     options_init(&qt.opts, &qt.cat);
     if (options_parse(&qt.opts, argc, argv, &err) < 0) {
+        fprintf(stderr, "qtrace: %s\n", err.msg);
+        return -1;
+    }
+    /* Before any thread starts: a refused library leaves nothing behind. */
+    if (instr_load_all(qt.opts.instr, qt.opts.n_instr, &(struct instr_env){
+            .target = qt.target, .system_mode = qt.system_mode,
+            .qemu_api = qc_api() }, &err) < 0) {
         fprintf(stderr, "qtrace: %s\n", err.msg);
         return -1;
     }
