@@ -167,10 +167,12 @@ struct qtrace_instr_host {
  * non-zero to refuse (QEMU then does not start); the host prints
  * errmsg if the library filled it.
  */
+__attribute__((visibility("default")))
 int qtrace_instr_init(const struct qtrace_instr_host *host, int argc,
                       const char **argv, char *errmsg);
 
 /* Called once at exit, after the last guest instruction (optional). */
+__attribute__((visibility("default")))
 void qtrace_instr_fini(void);
 
 /* The API version the library was built for; read before init. */
