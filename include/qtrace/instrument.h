@@ -156,6 +156,15 @@ struct qtrace_instr_host {
      * QEMU 9.0.
      */
     int (*read_reg)(const char *name, void *dest, size_t len);
+    /*
+     * Write a user_event record (lib, id, values[0..n-1], n <= 4) into the
+     * trace of vcpu, which must be the vCPU running the calling
+     * execution or vCPU callback. Returns OK, or ENOTSUP when user_event
+     * is not recorded (not selected by events=, or no native trace).
+     * No lock, no allocation: callable per event.
+     */
+    int (*emit)(const struct qtrace_instr_host *h, unsigned int vcpu,
+                uint32_t id, const uint64_t *values, unsigned int n);
 };
 
 /* Refusal messages for the host, one line, when init returns non-zero. */

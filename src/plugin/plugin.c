@@ -54,6 +54,7 @@ static struct {
     bool trace_calls;           /* func_entry / func_exit (calls.c) */
     bool trace_maps;            /* image_map (maps.c) */
     bool trace_order;           /* order points (mark_order) */
+    bool trace_user_event;      /* instrumentation libraries' records */
     bool keep_disas;            /* the log sink prints QEMU's disassembly */
     bool trace_tb_count;        /* inline execution counters */
     bool need_icount;           /* some record carries a time */
@@ -70,6 +71,25 @@ static struct {
 } qt;
 
 /* ---- execution callbacks: no lock, no malloc, no syscall ---- */
+
+/* An instrumentation library's record (instr.h), on vcpu's thread. */
+static void emit_user_event(unsigned int vcpu_index, uint32_t lib,
+                            uint32_t id, const uint64_t values[4])
+{
+    struct vcpu *vc = vcpu_of(vcpu_index);
+    struct qtrace_ev_user_event *r;
+
+    if (!vc || !vc->live) {
+        return;
+    }
+    r = emit(vc, QTRACE_EV_USER_EVENT, sizeof(*r), vc->icount);
+    r->lib = lib;
+    r->id = id;
+    r->v0 = values[0];
+    r->v1 = values[1];
+    r->v2 = values[2];
+    r->v3 = values[3];
+}
 
 static void vcpu_tb_count(unsigned int vcpu_index, void *udata)
 {
@@ -917,7 +937,12 @@ static void choose_instrumentation(void)
                     evsel_is_enabled(sel, QTRACE_EV_VCPU_EXIT);
     qt.trace_syscall = evsel_is_enabled(sel, QTRACE_EV_SYSCALL);
     qt.trace_syscall_ret = evsel_is_enabled(sel, QTRACE_EV_SYSCALL_RET);
+    if (qt.opts.n_instr && !qt.opts.events_given) {
+        /* What a loaded library writes is recorded unless events= says. */
+        evsel_enable(sel, QTRACE_EV_USER_EVENT);
+    }
     qt.trace_order = evsel_is_enabled(sel, QTRACE_EV_ORDER);
+    qt.trace_user_event = evsel_is_enabled(sel, QTRACE_EV_USER_EVENT);
     qt.trace_calls = calls_setup(qt.target,
                                  evsel_is_enabled(sel, QTRACE_EV_FUNC_ENTRY),
                                  evsel_is_enabled(sel, QTRACE_EV_FUNC_EXIT));
@@ -1103,15 +1128,17 @@ int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
         fprintf(stderr, "qtrace: %s\n", err.msg);
         return -1;
     }
+    memcpy(backend_events, qt.opts.sel.on, sizeof(backend_events));
+    choose_instrumentation();
     /* Before any thread starts: a refused library leaves nothing behind. */
     if (instr_load_all(qt.opts.instr, qt.opts.n_instr, &(struct instr_env){
             .target = qt.target, .system_mode = qt.system_mode,
-            .qemu_api = qc_api() }, &err) < 0) {
+            .qemu_api = qc_api(),
+            .emit_user = qt.trace_user_event ? emit_user_event : NULL },
+            &err) < 0) {
         fprintf(stderr, "qtrace: %s\n", err.msg);
         return -1;
     }
-    memcpy(backend_events, qt.opts.sel.on, sizeof(backend_events));
-    choose_instrumentation();
     mem_setup(&(struct mem_cfg){
         .packets = qt.pack_mem, .system_mode = qt.system_mode,
         .values = qt.mem_values,

@@ -33,6 +33,8 @@ static struct {
     bool any_tb_trans;
     bool any_vcpu;
     bool any_syscall;
+    void (*emit_user)(unsigned int vcpu, uint32_t lib, uint32_t id,
+                      const uint64_t values[4]);
 } host;
 
 /* ---- registration (from qtrace_instr_init) ---- */
@@ -388,9 +390,29 @@ static int read_reg(const char *name, void *dest, size_t len)
     return size;
 }
 
+static int emit(const struct qtrace_instr_host *h, unsigned int vcpu,
+                uint32_t id, const uint64_t *values, unsigned int n)
+{
+    uint64_t v[4] = { 0, 0, 0, 0 };
+    unsigned int i;
+
+    if (!h || n > 4 || (n && !values)) {
+        return QTRACE_INSTR_EINVAL;
+    }
+    if (!host.emit_user) {
+        return QTRACE_INSTR_ENOTSUP;
+    }
+    for (i = 0; i < n; i++) {
+        v[i] = values[i];
+    }
+    host.emit_user(vcpu, ((const struct instr_lib *)h)->index, id, v);
+    return QTRACE_INSTR_OK;
+}
+
 void instr_host_fill(struct instr_lib *lib, const struct instr_env *env)
 {
     host.system_mode = env->system_mode;
+    host.emit_user = env->emit_user;
     host.mem_values = env->qemu_api >= 4 && qemu_plugin_mem_get_value;
     lib->host = (struct qtrace_instr_host){
         .api_version = QTRACE_INSTR_API_VERSION,
@@ -414,6 +436,7 @@ void instr_host_fill(struct instr_lib *lib, const struct instr_env *env)
         .symbol = symbol,
         .read_mem = read_mem,
         .read_reg = read_reg,
+        .emit = emit,
     };
 }
 

@@ -13,6 +13,7 @@
 struct instr_lib {
     struct qtrace_instr_host host;      /* first: the library's handle */
     const char *path;
+    uint32_t index;                     /* 1 + place among instr= */
     void *dl;
     void (*fini)(void);
     bool registering;                   /* inside qtrace_instr_init */

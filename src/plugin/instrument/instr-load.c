@@ -46,6 +46,7 @@ static int load_one(struct instr_lib *lib, const struct instr_spec *spec,
     int ret;
 
     lib->path = spec->path;
+    lib->index = (uint32_t)(lib - instr_libs) + 1;
     /* Local: two libraries may both define their own helpers. */
     lib->dl = dlopen(spec->path, RTLD_NOW | RTLD_LOCAL);
     if (!lib->dl) {

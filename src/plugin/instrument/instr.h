@@ -21,6 +21,12 @@ struct instr_env {
     const char *target;
     bool system_mode;
     int qemu_api;
+    /*
+     * Appends a user_event record to vcpu's stream (values has 4), or
+     * NULL when user_event is not recorded. Called on vcpu's thread.
+     */
+    void (*emit_user)(unsigned int vcpu, uint32_t lib, uint32_t id,
+                      const uint64_t values[4]);
 };
 
 /*
