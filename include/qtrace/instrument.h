@@ -34,7 +34,7 @@
 #define QTRACE_INSTR_API_VERSION \
     ((uint32_t)QTRACE_INSTR_API_MAJOR << 16 | QTRACE_INSTR_API_MINOR)
 
-/* Return values of the helpers (negative: nothing was done). */
+/* Return values of the host calls (negative: nothing was done). */
 #define QTRACE_INSTR_OK 0
 #define QTRACE_INSTR_EINVAL (-1)    /* bad argument, or called at the
                                        wrong time (see each call) */

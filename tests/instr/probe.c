@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Asks the host once for each helper and writes what it answered, one
+ * Asks the host once for each service and writes what it answered, one
  * "key value" line each, to the file of "out=FILE" as soon as known:
  *   symbol NAME+0xOFF | symbol rc RC      (the first translated block)
  *   code 0xBYTES                          (its first instruction's bytes)

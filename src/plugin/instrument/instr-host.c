@@ -2,7 +2,7 @@
 /*
  * The host's side of include/qtrace/instrument.h: registration, the
  * translation-time view of a block, execution-time callbacks registered
- * with QEMU only where a library asked, and the helpers.
+ * with QEMU only where a library asked, and the services a library calls.
  */
 #include <glib.h>
 #include <pthread.h>
@@ -266,7 +266,7 @@ static int exec_mem(const struct qtrace_instr_host *h,
     return QTRACE_INSTR_OK;
 }
 
-/* ---- helpers ---- */
+/* ---- services: symbols, guest memory and registers, records ---- */
 
 static struct qtrace_symbols *guest_syms;
 static pthread_once_t guest_syms_once = PTHREAD_ONCE_INIT;

@@ -47,7 +47,7 @@ static int load_one(struct instr_lib *lib, const struct instr_spec *spec,
 
     lib->path = spec->path;
     lib->index = (uint32_t)(lib - instr_libs) + 1;
-    /* Local: two libraries may both define their own helpers. */
+    /* Local: two libraries may both define functions of the same name. */
     lib->dl = dlopen(spec->path, RTLD_NOW | RTLD_LOCAL);
     if (!lib->dl) {
         qtrace_err_set(err, "instr=%s: %s", spec->path, dlerror());

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# The instrumentation helpers on each QEMU: symbol lookup, instruction
+# The instrumentation host calls on each QEMU: symbol lookup, instruction
 # bytes, read_mem, read_reg and the memory access fields, asked once by
 # a probe library (tests/instr/probe.c).
 #   user mode, QEMU 7.2, asm-x86_64 and asm-aarch64: the entry's symbol
