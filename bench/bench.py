@@ -43,6 +43,15 @@ MODES = [
     ("plain", None, "QEMU without a plugin"),
     ("counts", "events=tb_count;tb_trans",
      "execution count per block (inline counters)"),
+    ("counts+instr",
+     "events=tb_count;tb_trans,instr={instr}/libqtrace-instr-null.so",
+     "counts, and an instrumentation library that reads every translated "
+     "block and asks for nothing at execution time"),
+    ("counts+instr-blocks",
+     "events=tb_count;tb_trans,instr={instr}/libqtrace-instr-counter.so,"
+     "instr-arg=out={dir}/counter.txt",
+     "counts, and the example library counting blocks (one callback per "
+     "executed block)"),
     ("blocks", "events=tb_trans;exec_tb", "ordered block trace"),
     ("blocks+mem", "events=tb_trans;exec_tb;mem_access",
      "block trace and every memory access"),
@@ -181,7 +190,7 @@ def bench_workload(args, name, argv, modes, work, keep):
         for mode, opts, _ in modes:
             trace = os.path.join(work, f"{mode}.qtr")
             if opts is not None:
-                opts = opts.format(dir=work)
+                opts = opts.format(dir=work, instr=args.instr_dir)
             sec, peak = run_once(args, argv, mode, opts, trace)
             times[mode].append(sec)
             rss[mode] = max(rss[mode], peak)
@@ -190,6 +199,7 @@ def bench_workload(args, name, argv, modes, work, keep):
                 if mode == "blocks+mem" and os.path.exists(trace):
                     os.replace(trace, keep)
             for leftover in (trace, log, os.path.join(work, "trace.st"),
+                             os.path.join(work, "counter.txt"),
                              os.path.join(work, "backend.log")):
                 if os.path.exists(leftover):
                     os.unlink(leftover)
@@ -279,6 +289,8 @@ def main():
     args.plugin = os.path.abspath(
         os.path.join(args.build, "src/plugin/libqtrace.so"))
     args.qtrace = os.path.abspath(os.path.join(args.build, "src/cli/qtrace"))
+    args.instr_dir = os.path.abspath(os.path.join(args.build,
+                                                  "examples/instrument"))
     args.floor = os.path.abspath(os.path.join(args.build,
                                               "bench/libfloor.so"))
     if shutil.which("qemu-x86_64") is None:
@@ -288,7 +300,10 @@ def main():
         chosen = [m for m in MODES if wanted is None or m[0] in wanted]
         modes = [m for m in chosen
                  if m[1] is None or m[0] in FLOORS
-                 or mode_supported(args.plugin, m[1].format(dir=work), work)]
+                 or mode_supported(args.plugin,
+                                    m[1].format(dir=work,
+                                                instr=args.instr_dir),
+                                    work)]
         skipped = [m[0] for m in chosen if m not in modes]
         print(f"qtrace bench: {args.rounds} rounds, median; modes: "
               + ", ".join(f"{m[0]} ({m[2]})" for m in modes))

@@ -47,6 +47,7 @@ struct record_opts {
     bool verbose;                   /* -v: show the QEMU command line */
     bool force;                     /* -f: -o may replace any file */
     bool quiet;                     /* -q: no summary line at the end */
+    bool instr_seen;                /* an --instr came before */
     char **program;                 /* PROGRAM and its ARGS, NULL-ended */
 };
 
@@ -76,6 +77,10 @@ static const char usage[] =
     "                           ust, dtrace\n"
     "                           (-O backend=LIST; see -O backend-file=,\n"
     "                           backend-log=)\n"
+    "      --instr=PATH         load this instrumentation library into\n"
+    "                           the plugin (-O instr=PATH); repeatable\n"
+    "      --instr-arg=VALUE    an argument of the last --instr before it\n"
+    "                           (-O instr-arg=VALUE); repeatable\n"
     "  -Q, --qemu-opt=OPTS      pass OPTS to QEMU, split into words as a\n"
     "                           shell would ('-cpu max' is two words);\n"
     "                           repeatable\n"
@@ -93,7 +98,7 @@ static const char usage[] =
     "                  the /usr/<triple> holding its loader\n"
     "                  (e.g. /usr/aarch64-linux-gnu)\n";
 
-enum { OPT_QEMU = 256, OPT_BACKEND };
+enum { OPT_QEMU = 256, OPT_BACKEND, OPT_INSTR, OPT_INSTR_ARG };
 
 static const struct option long_opts[] = {
     { "events", required_argument, NULL, 'e' },
@@ -102,6 +107,8 @@ static const struct option long_opts[] = {
     { "qemu-opt", required_argument, NULL, 'Q' },
     { "qemu", required_argument, NULL, OPT_QEMU },
     { "backend", required_argument, NULL, OPT_BACKEND },
+    { "instr", required_argument, NULL, OPT_INSTR },
+    { "instr-arg", required_argument, NULL, OPT_INSTR_ARG },
     { "quiet", no_argument, NULL, 'q' },
     { "verbose", no_argument, NULL, 'v' },
     { "force", no_argument, NULL, 'f' },
@@ -144,6 +151,30 @@ static int add_backend(struct record_opts *opts, const char *list)
 
     if (asprintf(&kv, "backend=%s", list) < 0) {
         cli_error("record", "--backend %s: %s", list, strerror(ENOMEM));
+        return CLI_FAIL;
+    }
+    return add_option(opts, kv);
+}
+
+/*
+ * --instr=PATH and --instr-arg=VALUE: the plugin's instr= and instr-arg=,
+ * in command-line order, which binds each argument to its library.
+ */
+static int add_instr(struct record_opts *opts, const char *key,
+                     const char *value)
+{
+    char *kv;
+
+    if (strcmp(key, "instr-arg") == 0 && !opts->instr_seen) {
+        return cli_usage("record", "--instr-arg %s: no --instr before it",
+                         value);
+    }
+    if (!value[0]) {
+        return cli_usage("record", "--%s: empty value", key);
+    }
+    opts->instr_seen = true;
+    if (asprintf(&kv, "%s=%s", key, value) < 0) {
+        cli_error("record", "--%s %s: %s", key, value, strerror(ENOMEM));
         return CLI_FAIL;
     }
     return add_option(opts, kv);
@@ -213,6 +244,12 @@ static int parse_opts(int argc, char **argv, struct record_opts *opts)
             break;
         case OPT_BACKEND:
             ret = add_backend(opts, optarg);
+            break;
+        case OPT_INSTR:
+            ret = add_instr(opts, "instr", optarg);
+            break;
+        case OPT_INSTR_ARG:
+            ret = add_instr(opts, "instr-arg", optarg);
             break;
         case 'q':
             opts->quiet = true;

@@ -288,6 +288,56 @@ static int parse_flush(struct options *opts, const char *value,
     return 0;
 }
 
+/* instr=PATH: one more instrumentation library, in load order. */
+static int parse_instr(struct options *opts, const char *value,
+                       struct qtrace_err *err)
+{
+    struct instr_spec *grown;
+
+    if (!value[0]) {
+        qtrace_err_set(err, "empty value");
+        return -EINVAL;
+    }
+    grown = realloc(opts->instr, (opts->n_instr + 1) * sizeof(*grown));
+    if (!grown) {
+        return -ENOMEM;
+    }
+    opts->instr = grown;
+    grown[opts->n_instr] = (struct instr_spec){ strdup(value), 0, NULL };
+    if (!grown[opts->n_instr].path) {
+        return -ENOMEM;
+    }
+    opts->n_instr++;
+    return 0;
+}
+
+/* instr-arg=VALUE: one more argument of the last instr= before it. */
+static int parse_instr_arg(struct options *opts, const char *value,
+                           struct qtrace_err *err)
+{
+    struct instr_spec *spec;
+    char **grown;
+
+    if (!opts->n_instr) {
+        qtrace_err_set(err, "no instr= before it (an argument belongs to "
+                       "the library named last)");
+        return -EINVAL;
+    }
+    spec = &opts->instr[opts->n_instr - 1];
+    /* argv stays NULL-terminated, as a C main's. */
+    grown = realloc(spec->argv, (size_t)(spec->argc + 2) * sizeof(*grown));
+    if (!grown) {
+        return -ENOMEM;
+    }
+    spec->argv = grown;
+    grown[spec->argc] = strdup(value);
+    if (!grown[spec->argc]) {
+        return -ENOMEM;
+    }
+    grown[++spec->argc] = NULL;
+    return 0;
+}
+
 static const struct option_desc option_table[] = {
     { "out", parse_out, "FILE       native trace file (default qtrace.qtr)" },
     { "events", parse_events,
@@ -341,6 +391,12 @@ static const struct option_desc option_table[] = {
     { "etrace-stall", parse_etrace_stall,
       "SECONDS    drop a socket peer that takes no data this long "
       "(default 10)" },
+    { "instr", parse_instr,
+      "PATH       load this instrumentation library (repeatable; see "
+      "docs/instrument.md)" },
+    { "instr-arg", parse_instr_arg,
+      "VALUE      an argument of the library named by the last instr= "
+      "before it (repeatable)" },
 };
 
 void options_init(struct options *opts, const struct qtrace_catalog *cat)
@@ -362,6 +418,23 @@ void options_init(struct options *opts, const struct qtrace_catalog *cat)
     opts->flush_ms = 200;
 }
 
+static void free_instr(struct options *opts)
+{
+    size_t i;
+    int k;
+
+    for (i = 0; i < opts->n_instr; i++) {
+        for (k = 0; k < opts->instr[i].argc; k++) {
+            free(opts->instr[i].argv[k]);
+        }
+        free(opts->instr[i].argv);
+        free(opts->instr[i].path);
+    }
+    free(opts->instr);
+    opts->instr = NULL;
+    opts->n_instr = 0;
+}
+
 void options_fini(struct options *opts)
 {
     free(opts->out);
@@ -372,6 +445,7 @@ void options_fini(struct options *opts)
     free(opts->backend_file);
     free(opts->backend_log);
     opts->backend_file = opts->backend_log = NULL;
+    free_instr(opts);
     filter_fini(&opts->filter);
     opts->out = opts->log = opts->etrace = opts->uftrace = NULL;
 }

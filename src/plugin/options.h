@@ -14,6 +14,13 @@
 #include "evsel.h"
 #include "filter.h"
 
+/* One instr= option and the instr-arg= values that followed it. */
+struct instr_spec {
+    char *path;
+    int argc;
+    char **argv;
+};
+
 struct options {
     char *out;                  /* out=: native trace path, NULL = none */
     char *log;                  /* log=: execlog-style text, or "stderr" */
@@ -38,6 +45,8 @@ struct options {
     char *backend_file;         /* backend-file=: simple's file, or NULL
                                    for trace-PID */
     char *backend_log;          /* backend-log=: log's file, NULL: stderr */
+    struct instr_spec *instr;   /* instr=, in order, with their args */
+    size_t n_instr;
 };
 
 /* Defaults; cat must outlive opts. */

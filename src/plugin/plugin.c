@@ -21,6 +21,7 @@
 #include "entries.h"
 #include "fatal.h"
 #include "insn-extent.h"
+#include "instrument/instr.h"
 #include "maps.h"
 #include "mem.h"
 #include "meta.h"
@@ -53,6 +54,7 @@ static struct {
     bool trace_calls;           /* func_entry / func_exit (calls.c) */
     bool trace_maps;            /* image_map (maps.c) */
     bool trace_order;           /* order points (mark_order) */
+    bool trace_user_event;      /* instrumentation libraries' records */
     bool keep_disas;            /* the log sink prints QEMU's disassembly */
     bool trace_tb_count;        /* inline execution counters */
     bool need_icount;           /* some record carries a time */
@@ -69,6 +71,25 @@ static struct {
 } qt;
 
 /* ---- execution callbacks: no lock, no malloc, no syscall ---- */
+
+/* An instrumentation library's record (instr.h), on vcpu's thread. */
+static void emit_user_event(unsigned int vcpu_index, uint32_t lib,
+                            uint32_t id, const uint64_t values[4])
+{
+    struct vcpu *vc = vcpu_of(vcpu_index);
+    struct qtrace_ev_user_event *r;
+
+    if (!vc || !vc->live) {
+        return;
+    }
+    r = emit(vc, QTRACE_EV_USER_EVENT, sizeof(*r), vc->icount);
+    r->lib = lib;
+    r->id = id;
+    r->v0 = values[0];
+    r->v1 = values[1];
+    r->v2 = values[2];
+    r->v3 = values[3];
+}
 
 static void vcpu_tb_count(unsigned int vcpu_index, void *udata)
 {
@@ -302,8 +323,8 @@ static void vcpu_syscall(qemu_plugin_id_t id, unsigned int vcpu_index,
     struct qtrace_ev_syscall *r;
 
     (void)id;
-    (void)a7;
-    (void)a8;
+    instr_syscall(vcpu_index, num,
+                  (const uint64_t[8]){ a1, a2, a3, a4, a5, a6, a7, a8 });
     if (!vc) {
         return;
     }
@@ -339,6 +360,7 @@ static void vcpu_syscall_ret(qemu_plugin_id_t id, unsigned int vcpu_index,
     struct qtrace_ev_syscall_ret *r;
 
     (void)id;
+    instr_syscall_ret(vcpu_index, num, ret);
     if (!vc) {
         return;
     }
@@ -428,6 +450,7 @@ static void vcpu_init(qemu_plugin_id_t id, unsigned int vcpu_index)
     struct qtrace_ev_vcpu_init *r;
 
     (void)id;
+    instr_vcpu_init(vcpu_index);
     if (!vc) {
         if (!atomic_exchange(&qt.warned_vcpus, true)) {
             fprintf(stderr, "qtrace: vCPU %u: more than %d vCPUs; the "
@@ -471,6 +494,7 @@ static void vcpu_exit(qemu_plugin_id_t id, unsigned int vcpu_index)
     struct qtrace_ev_vcpu_exit *r;
 
     (void)id;
+    instr_vcpu_exit(vcpu_index);
     if (!vc || !vc->live) {
         return;
     }
@@ -646,6 +670,7 @@ static void vcpu_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
     uint32_t i;
 
     (void)id;
+    instr_tb_trans(tb);
     meta_capture_binary(qemu_plugin_tb_vaddr(tb));
     ti = tbtab_new((uint32_t)n);
     if (!ti) {
@@ -779,6 +804,7 @@ static void finish_trace(int sig)
     if (atomic_exchange(&qt.exited, true)) {
         return;
     }
+    instr_fini_all();
     if (qt.trace_tb_count) {
         emit_counts();
     }
@@ -911,7 +937,12 @@ static void choose_instrumentation(void)
                     evsel_is_enabled(sel, QTRACE_EV_VCPU_EXIT);
     qt.trace_syscall = evsel_is_enabled(sel, QTRACE_EV_SYSCALL);
     qt.trace_syscall_ret = evsel_is_enabled(sel, QTRACE_EV_SYSCALL_RET);
+    if (qt.opts.n_instr && !qt.opts.events_given) {
+        /* What a loaded library writes is recorded unless events= says. */
+        evsel_enable(sel, QTRACE_EV_USER_EVENT);
+    }
     qt.trace_order = evsel_is_enabled(sel, QTRACE_EV_ORDER);
+    qt.trace_user_event = evsel_is_enabled(sel, QTRACE_EV_USER_EVENT);
     qt.trace_calls = calls_setup(qt.target,
                                  evsel_is_enabled(sel, QTRACE_EV_FUNC_ENTRY),
                                  evsel_is_enabled(sel, QTRACE_EV_FUNC_EXIT));
@@ -1099,6 +1130,15 @@ int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
     }
     memcpy(backend_events, qt.opts.sel.on, sizeof(backend_events));
     choose_instrumentation();
+    /* Before any thread starts: a refused library leaves nothing behind. */
+    if (instr_load_all(qt.opts.instr, qt.opts.n_instr, &(struct instr_env){
+            .target = qt.target, .system_mode = qt.system_mode,
+            .qemu_api = qc_api(),
+            .emit_user = qt.trace_user_event ? emit_user_event : NULL },
+            &err) < 0) {
+        fprintf(stderr, "qtrace: %s\n", err.msg);
+        return -1;
+    }
     mem_setup(&(struct mem_cfg){
         .packets = qt.pack_mem, .system_mode = qt.system_mode,
         .values = qt.mem_values,

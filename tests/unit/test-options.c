@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Unit tests of the plugin's option parsing (src/plugin/options.c): every
- * key, defaults, and the one-line errors for bad keys and values.
+ * key, defaults, the one-line errors for bad keys and values, and how
+ * instr-arg= binds to instr=.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -239,6 +240,47 @@ static void test_options_backends(void **state)
                         "backend-file=t.st: needs backend=simple");
 }
 
+/* Each instr-arg= belongs to the last instr= before it, in order. */
+static void test_options_instr_args_bind_to_last_instr(void **state)
+{
+    struct fixture *fx = *state;
+    char *argv[] = { "instr=a.so", "instr-arg=1", "instr-arg=2",
+                     "instr=b.so", "instr=c.so", "instr-arg=3", NULL };
+    const struct instr_spec *in;
+
+    assert_int_equal(parse(fx, argv), 0);
+    assert_int_equal(fx->opts.n_instr, 3);
+    in = fx->opts.instr;
+    assert_string_equal(in[0].path, "a.so");
+    assert_int_equal(in[0].argc, 2);
+    assert_string_equal(in[0].argv[0], "1");
+    assert_string_equal(in[0].argv[1], "2");
+    assert_null(in[0].argv[2]);
+    assert_string_equal(in[1].path, "b.so");
+    assert_int_equal(in[1].argc, 0);
+    assert_string_equal(in[2].path, "c.so");
+    assert_int_equal(in[2].argc, 1);
+    assert_string_equal(in[2].argv[0], "3");
+}
+
+static void test_options_instr_arg_needs_instr(void **state)
+{
+    struct fixture *fx = *state;
+    char *argv[] = { "instr-arg=x", "instr=a.so", NULL };
+
+    assert_int_equal(parse(fx, argv), -EINVAL);
+    assert_non_null(strstr(fx->err.msg, "instr-arg=x: no instr= before it"));
+}
+
+static void test_options_empty_instr_is_refused(void **state)
+{
+    struct fixture *fx = *state;
+    char *argv[] = { "instr=", NULL };
+
+    assert_int_equal(parse(fx, argv), -EINVAL);
+    assert_non_null(strstr(fx->err.msg, "empty value"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -262,6 +304,12 @@ int main(void)
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(test_options_backends, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(
+            test_options_instr_args_bind_to_last_instr, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_options_instr_arg_needs_instr,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(test_options_empty_instr_is_refused,
+                                        setup, teardown),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,512 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The host's side of include/qtrace/instrument.h: registration, the
+ * translation-time view of a block, execution-time callbacks registered
+ * with QEMU only where a library asked, and the services a library calls.
+ */
+#include <glib.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "qtrace/symbols.h"
+#include "../../qemu/qemu-compat.h"
+#include "instr.h"
+#include "instr-lib.h"
+
+/* The block a tb_trans callback sees: valid during that callback only. */
+struct qtrace_instr_tb {
+    struct qemu_plugin_tb *tb;
+    uint32_t n_insns;
+    uint32_t size;
+};
+
+/* What a memory callback needs, kept as QEMU's udata for one access. */
+struct mem_hook {
+    qtrace_instr_mem_fn fn;
+    void *udata;
+};
+
+static struct {
+    bool system_mode;
+    bool mem_values;            /* QEMU gives the accessed value */
+    bool any_tb_trans;
+    bool any_vcpu;
+    bool any_syscall;
+    void (*emit_user)(unsigned int vcpu, uint32_t lib, uint32_t id,
+                      const uint64_t values[4]);
+} host;
+
+/* ---- registration (from qtrace_instr_init) ---- */
+
+static struct instr_lib *registering(const struct qtrace_instr_host *h,
+                                     const void *fn)
+{
+    struct instr_lib *lib = (struct instr_lib *)h;
+
+    return h && fn && lib->registering ? lib : NULL;
+}
+
+static int on_vcpu_init(const struct qtrace_instr_host *h,
+                        qtrace_instr_vcpu_fn fn, void *data)
+{
+    struct instr_lib *lib = registering(h, fn);
+
+    if (!lib) {
+        return QTRACE_INSTR_EINVAL;
+    }
+    lib->vcpu_init = fn;
+    lib->vcpu_init_data = data;
+    host.any_vcpu = true;
+    return QTRACE_INSTR_OK;
+}
+
+static int on_vcpu_exit(const struct qtrace_instr_host *h,
+                        qtrace_instr_vcpu_fn fn, void *data)
+{
+    struct instr_lib *lib = registering(h, fn);
+
+    if (!lib) {
+        return QTRACE_INSTR_EINVAL;
+    }
+    lib->vcpu_exit = fn;
+    lib->vcpu_exit_data = data;
+    host.any_vcpu = true;
+    return QTRACE_INSTR_OK;
+}
+
+static int on_tb_trans(const struct qtrace_instr_host *h,
+                       qtrace_instr_tb_trans_fn fn, void *data)
+{
+    struct instr_lib *lib = registering(h, fn);
+
+    if (!lib) {
+        return QTRACE_INSTR_EINVAL;
+    }
+    lib->tb_trans = fn;
+    lib->tb_trans_data = data;
+    host.any_tb_trans = true;
+    return QTRACE_INSTR_OK;
+}
+
+static int on_syscall(const struct qtrace_instr_host *h,
+                      qtrace_instr_syscall_fn fn, void *data)
+{
+    struct instr_lib *lib = registering(h, fn);
+
+    if (!lib) {
+        return QTRACE_INSTR_EINVAL;
+    }
+    if (host.system_mode) {
+        return QTRACE_INSTR_ENOTSUP;
+    }
+    lib->syscall = fn;
+    lib->syscall_data = data;
+    host.any_syscall = true;
+    return QTRACE_INSTR_OK;
+}
+
+static int on_syscall_ret(const struct qtrace_instr_host *h,
+                          qtrace_instr_syscall_ret_fn fn, void *data)
+{
+    struct instr_lib *lib = registering(h, fn);
+
+    if (!lib) {
+        return QTRACE_INSTR_EINVAL;
+    }
+    if (host.system_mode) {
+        return QTRACE_INSTR_ENOTSUP;
+    }
+    lib->syscall_ret = fn;
+    lib->syscall_ret_data = data;
+    host.any_syscall = true;
+    return QTRACE_INSTR_OK;
+}
+
+/* ---- the block being translated ---- */
+
+static struct qemu_plugin_insn *insn_of(const struct qtrace_instr_tb *tb,
+                                        uint32_t i)
+{
+    return i < tb->n_insns ? qemu_plugin_tb_get_insn(tb->tb, i) : NULL;
+}
+
+static uint64_t tb_vaddr(const struct qtrace_instr_tb *tb)
+{
+    return qemu_plugin_tb_vaddr(tb->tb);
+}
+
+static uint32_t tb_size(const struct qtrace_instr_tb *tb)
+{
+    return tb->size;
+}
+
+static uint32_t tb_n_insns(const struct qtrace_instr_tb *tb)
+{
+    return tb->n_insns;
+}
+
+static uint64_t insn_vaddr(const struct qtrace_instr_tb *tb, uint32_t i)
+{
+    struct qemu_plugin_insn *insn = insn_of(tb, i);
+
+    return insn ? qemu_plugin_insn_vaddr(insn) : 0;
+}
+
+static uint32_t insn_size(const struct qtrace_instr_tb *tb, uint32_t i)
+{
+    struct qemu_plugin_insn *insn = insn_of(tb, i);
+
+    return insn ? (uint32_t)qemu_plugin_insn_size(insn) : 0;
+}
+
+static size_t insn_code(const struct qtrace_instr_tb *tb, uint32_t i,
+                        void *dest, size_t len)
+{
+    struct qemu_plugin_insn *insn = insn_of(tb, i);
+
+    return insn && dest ? qc_insn_bytes(insn, dest, len) : 0;
+}
+
+static enum qemu_plugin_cb_flags cb_flags(unsigned int flags)
+{
+    return flags & QTRACE_INSTR_READS_REGS ? QEMU_PLUGIN_CB_R_REGS :
+                                             QEMU_PLUGIN_CB_NO_REGS;
+}
+
+/*
+ * The library's function goes to QEMU as is: its prototype is QEMU's
+ * udata callback, so a block or instruction callback costs one call.
+ */
+static int exec_tb(const struct qtrace_instr_host *h,
+                   struct qtrace_instr_tb *tb, unsigned int flags,
+                   qtrace_instr_exec_fn fn, void *udata)
+{
+    if (!h || !tb || !fn) {
+        return QTRACE_INSTR_EINVAL;
+    }
+    qemu_plugin_register_vcpu_tb_exec_cb(tb->tb, fn, cb_flags(flags), udata);
+    return QTRACE_INSTR_OK;
+}
+
+static int exec_insn(const struct qtrace_instr_host *h,
+                     struct qtrace_instr_tb *tb, uint32_t i,
+                     unsigned int flags, qtrace_instr_exec_fn fn,
+                     void *udata)
+{
+    struct qemu_plugin_insn *insn;
+
+    if (!h || !tb || !fn || !(insn = insn_of(tb, i))) {
+        return QTRACE_INSTR_EINVAL;
+    }
+    qemu_plugin_register_vcpu_insn_exec_cb(insn, fn, cb_flags(flags), udata);
+    return QTRACE_INSTR_OK;
+}
+
+/* QEMU's memory callback, turned into the library's view of the access. */
+static void mem_trampoline(unsigned int vcpu, qemu_plugin_meminfo_t info,
+                           uint64_t vaddr, void *udata)
+{
+    const struct mem_hook *hook = udata;
+    struct qtrace_instr_mem access = {
+        .vaddr = vaddr,
+        .size = (uint8_t)(1u << qemu_plugin_mem_size_shift(info)),
+        .store = qemu_plugin_mem_is_store(info),
+        .sign_extended = qemu_plugin_mem_is_sign_extended(info),
+        .big_endian = qemu_plugin_mem_is_big_endian(info),
+    };
+
+    if (host.mem_values) {
+        qemu_plugin_mem_value v = qemu_plugin_mem_get_value(info);
+
+        access.has_value = true;
+        access.value = v.type == QEMU_PLUGIN_MEM_VALUE_U8 ? v.data.u8 :
+                       v.type == QEMU_PLUGIN_MEM_VALUE_U16 ? v.data.u16 :
+                       v.type == QEMU_PLUGIN_MEM_VALUE_U32 ? v.data.u32 :
+                       v.type == QEMU_PLUGIN_MEM_VALUE_U64 ? v.data.u64 :
+                       v.data.u128.low;
+    }
+    if (host.system_mode) {
+        struct qemu_plugin_hwaddr *hw = qemu_plugin_get_hwaddr(info, vaddr);
+
+        if (hw && !qemu_plugin_hwaddr_is_io(hw)) {
+            access.has_paddr = true;
+            access.paddr = qemu_plugin_hwaddr_phys_addr(hw);
+        }
+    }
+    hook->fn(vcpu, &access, hook->udata);
+}
+
+static int exec_mem(const struct qtrace_instr_host *h,
+                    struct qtrace_instr_tb *tb, uint32_t i,
+                    enum qtrace_instr_rw rw, qtrace_instr_mem_fn fn,
+                    void *udata)
+{
+    struct qemu_plugin_insn *insn;
+    struct mem_hook *hook;
+
+    if (!h || !tb || !fn || rw < QTRACE_INSTR_LOADS ||
+        rw > QTRACE_INSTR_LOADS_STORES || !(insn = insn_of(tb, i))) {
+        return QTRACE_INSTR_EINVAL;
+    }
+    /*
+     * Kept for as long as QEMU may run the block; QEMU does not say when
+     * it drops a translation, so like the plugin's block tables it stays.
+     */
+    hook = malloc(sizeof(*hook));
+    if (!hook) {
+        return QTRACE_INSTR_EINVAL;
+    }
+    hook->fn = fn;
+    hook->udata = udata;
+    /* QTRACE_INSTR_LOADS/STORES have QEMU_PLUGIN_MEM_R/W's values. */
+    qemu_plugin_register_vcpu_mem_cb(insn, mem_trampoline,
+                                     QEMU_PLUGIN_CB_NO_REGS,
+                                     (enum qemu_plugin_mem_rw)rw, hook);
+    return QTRACE_INSTR_OK;
+}
+
+/* ---- services: symbols, guest memory and registers, records ---- */
+
+static struct qtrace_symbols *guest_syms;
+static pthread_once_t guest_syms_once = PTHREAD_ONCE_INIT;
+
+/* The guest program's symbols, read on first use (user mode). */
+static void load_guest_syms(void)
+{
+    struct qtrace_err err = { "" };
+    char *path;
+
+    if (host.system_mode) {
+        return;
+    }
+    path = (char *)qemu_plugin_path_to_binary();
+    guest_syms = qtrace_symbols_new();
+    if (path && guest_syms) {
+        qtrace_symbols_add_program(guest_syms, path,
+                                   qemu_plugin_start_code(), &err);
+    }
+    g_free(path);
+}
+
+static int symbol(uint64_t addr, const char **name, uint64_t *offset)
+{
+    const char *found;
+
+    pthread_once(&guest_syms_once, load_guest_syms);
+    if (!guest_syms) {
+        return host.system_mode ? QTRACE_INSTR_ENOTSUP : QTRACE_INSTR_ENOENT;
+    }
+    found = qtrace_symbols_lookup(guest_syms, addr, offset);
+    if (!found) {
+        return QTRACE_INSTR_ENOENT;
+    }
+    if (name) {
+        *name = found;
+    }
+    return QTRACE_INSTR_OK;
+}
+
+/* One buffer per vCPU thread, so reads allocate only the first time. */
+static __thread GByteArray *read_buf;
+
+static GByteArray *thread_buf(void)
+{
+    if (!read_buf) {
+        read_buf = g_byte_array_new();
+    }
+    g_byte_array_set_size(read_buf, 0);
+    return read_buf;
+}
+
+static int read_mem(uint64_t vaddr, void *dest, size_t len)
+{
+    GByteArray *buf;
+
+    if (qc_api() < 4 || !qemu_plugin_read_memory_vaddr) {
+        return QTRACE_INSTR_ENOTSUP;
+    }
+    if (!dest) {
+        return QTRACE_INSTR_EINVAL;
+    }
+    buf = thread_buf();
+    if (!qemu_plugin_read_memory_vaddr(vaddr, buf, len) || buf->len < len) {
+        return QTRACE_INSTR_EFAULT;
+    }
+    memcpy(dest, buf->data, len);
+    return QTRACE_INSTR_OK;
+}
+
+/* The register's fields as QEMU 9.0+ lays them out (qemu-plugin-abi.md). */
+struct reg_descriptor {
+    struct qemu_plugin_register *handle;
+    const char *name;
+    const char *feature;
+};
+
+static struct qemu_plugin_register *find_register(const char *name)
+{
+    struct qemu_plugin_register *found = NULL;
+    GArray *regs = qemu_plugin_get_registers();
+    guint i;
+
+    for (i = 0; regs && i < regs->len && !found; i++) {
+        const struct reg_descriptor *d =
+            &g_array_index(regs, struct reg_descriptor, i);
+
+        if (d->name && strcmp(d->name, name) == 0) {
+            found = d->handle;
+        }
+    }
+    if (regs) {
+        g_array_free(regs, TRUE);
+    }
+    return found;
+}
+
+static int read_reg(const char *name, void *dest, size_t len)
+{
+    struct qemu_plugin_register *reg;
+    GByteArray *buf;
+    int size;
+
+    if (qc_api() < 2 || !qemu_plugin_get_registers ||
+        !qemu_plugin_read_register) {
+        return QTRACE_INSTR_ENOTSUP;
+    }
+    if (!name || !dest) {
+        return QTRACE_INSTR_EINVAL;
+    }
+    reg = find_register(name);
+    if (!reg) {
+        return QTRACE_INSTR_ENOENT;
+    }
+    buf = thread_buf();
+    size = qemu_plugin_read_register(reg, buf);
+    if (size <= 0) {
+        return QTRACE_INSTR_EINVAL;
+    }
+    memcpy(dest, buf->data, (size_t)size < len ? (size_t)size : len);
+    return size;
+}
+
+static int emit(const struct qtrace_instr_host *h, unsigned int vcpu,
+                uint32_t id, const uint64_t *values, unsigned int n)
+{
+    uint64_t v[4] = { 0, 0, 0, 0 };
+    unsigned int i;
+
+    if (!h || n > 4 || (n && !values)) {
+        return QTRACE_INSTR_EINVAL;
+    }
+    if (!host.emit_user) {
+        return QTRACE_INSTR_ENOTSUP;
+    }
+    for (i = 0; i < n; i++) {
+        v[i] = values[i];
+    }
+    host.emit_user(vcpu, ((const struct instr_lib *)h)->index, id, v);
+    return QTRACE_INSTR_OK;
+}
+
+void instr_host_fill(struct instr_lib *lib, const struct instr_env *env)
+{
+    host.system_mode = env->system_mode;
+    host.emit_user = env->emit_user;
+    host.mem_values = env->qemu_api >= 4 && qemu_plugin_mem_get_value;
+    lib->host = (struct qtrace_instr_host){
+        .api_version = QTRACE_INSTR_API_VERSION,
+        .target = env->target,
+        .system_mode = env->system_mode,
+        .qemu_plugin_api = env->qemu_api,
+        .on_vcpu_init = on_vcpu_init,
+        .on_vcpu_exit = on_vcpu_exit,
+        .on_tb_trans = on_tb_trans,
+        .on_syscall = on_syscall,
+        .on_syscall_ret = on_syscall_ret,
+        .tb_vaddr = tb_vaddr,
+        .tb_size = tb_size,
+        .tb_n_insns = tb_n_insns,
+        .insn_vaddr = insn_vaddr,
+        .insn_size = insn_size,
+        .insn_code = insn_code,
+        .exec_tb = exec_tb,
+        .exec_insn = exec_insn,
+        .exec_mem = exec_mem,
+        .symbol = symbol,
+        .read_mem = read_mem,
+        .read_reg = read_reg,
+        .emit = emit,
+    };
+}
+
+/* ---- the plugin's hooks ---- */
+
+void instr_vcpu_init(unsigned int vcpu)
+{
+    size_t i;
+
+    for (i = 0; host.any_vcpu && i < instr_n_libs; i++) {
+        if (instr_libs[i].vcpu_init) {
+            instr_libs[i].vcpu_init(vcpu, instr_libs[i].vcpu_init_data);
+        }
+    }
+}
+
+void instr_vcpu_exit(unsigned int vcpu)
+{
+    size_t i;
+
+    for (i = 0; host.any_vcpu && i < instr_n_libs; i++) {
+        if (instr_libs[i].vcpu_exit) {
+            instr_libs[i].vcpu_exit(vcpu, instr_libs[i].vcpu_exit_data);
+        }
+    }
+}
+
+void instr_tb_trans(struct qemu_plugin_tb *tb)
+{
+    struct qtrace_instr_tb view;
+    size_t i;
+    uint32_t k;
+
+    if (!host.any_tb_trans) {
+        return;
+    }
+    view.tb = tb;
+    view.n_insns = (uint32_t)qemu_plugin_tb_n_insns(tb);
+    view.size = 0;
+    for (k = 0; k < view.n_insns; k++) {
+        view.size += (uint32_t)qemu_plugin_insn_size(
+            qemu_plugin_tb_get_insn(tb, k));
+    }
+    for (i = 0; i < instr_n_libs; i++) {
+        if (instr_libs[i].tb_trans) {
+            instr_libs[i].tb_trans(&view, instr_libs[i].tb_trans_data);
+        }
+    }
+}
+
+void instr_syscall(unsigned int vcpu, int64_t num, const uint64_t args[8])
+{
+    size_t i;
+
+    for (i = 0; host.any_syscall && i < instr_n_libs; i++) {
+        if (instr_libs[i].syscall) {
+            instr_libs[i].syscall(vcpu, num, args,
+                                  instr_libs[i].syscall_data);
+        }
+    }
+}
+
+void instr_syscall_ret(unsigned int vcpu, int64_t num, int64_t ret)
+{
+    size_t i;
+
+    for (i = 0; host.any_syscall && i < instr_n_libs; i++) {
+        if (instr_libs[i].syscall_ret) {
+            instr_libs[i].syscall_ret(vcpu, num, ret,
+                                      instr_libs[i].syscall_ret_data);
+        }
+    }
+}

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * One loaded instrumentation library as the host keeps it: shared between
+ * the loader (instr-load.c) and the host calls (instr-host.c).
+ */
+#ifndef QTRACE_PLUGIN_INSTR_LIB_H
+#define QTRACE_PLUGIN_INSTR_LIB_H
+
+#include "qtrace/instrument.h"
+
+#define INSTR_MAX_LIBS 16
+
+struct instr_lib {
+    struct qtrace_instr_host host;      /* first: the library's handle */
+    const char *path;
+    uint32_t index;                     /* 1 + place among instr= */
+    void *dl;
+    void (*fini)(void);
+    bool registering;                   /* inside qtrace_instr_init */
+    qtrace_instr_vcpu_fn vcpu_init;
+    void *vcpu_init_data;
+    qtrace_instr_vcpu_fn vcpu_exit;
+    void *vcpu_exit_data;
+    qtrace_instr_tb_trans_fn tb_trans;
+    void *tb_trans_data;
+    qtrace_instr_syscall_fn syscall;
+    void *syscall_data;
+    qtrace_instr_syscall_ret_fn syscall_ret;
+    void *syscall_ret_data;
+};
+
+/* The libraries loaded, in load order; set once at install. */
+extern struct instr_lib instr_libs[INSTR_MAX_LIBS];
+extern size_t instr_n_libs;
+
+/* Fill lib->host with the host's calls and what env says. */
+struct instr_env;
+void instr_host_fill(struct instr_lib *lib, const struct instr_env *env);
+
+#endif /* QTRACE_PLUGIN_INSTR_LIB_H */

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Hosting user instrumentation libraries (include/qtrace/instrument.h)
+ * inside the plugin: loading them at install, and the plugin's hooks that
+ * hand QEMU's events to them. Each hook returns at once when no library
+ * registered for its event.
+ */
+#ifndef QTRACE_PLUGIN_INSTR_H
+#define QTRACE_PLUGIN_INSTR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "qtrace/err.h"
+#include "../../qemu/qemu-plugin.h"
+#include "../options.h"     /* struct instr_spec */
+
+/* What the libraries are told about the running QEMU. */
+struct instr_env {
+    const char *target;
+    bool system_mode;
+    int qemu_api;
+    /*
+     * Appends a user_event record to vcpu's stream (values has 4), or
+     * NULL when user_event is not recorded. Called on vcpu's thread.
+     */
+    void (*emit_user)(unsigned int vcpu, uint32_t lib, uint32_t id,
+                      const uint64_t values[4]);
+};
+
+/*
+ * Load and initialise every library, in order. Returns 0, or -1 with err
+ * naming the library and why; the libraries loaded before are finished
+ * and closed again, so the guest never runs half-instrumented.
+ */
+int instr_load_all(const struct instr_spec *specs, size_t n,
+                   const struct instr_env *env, struct qtrace_err *err);
+
+/* Call every library's fini once, at exit (a second call does nothing). */
+void instr_fini_all(void);
+
+/* Hooks the plugin calls from its QEMU callbacks. */
+void instr_vcpu_init(unsigned int vcpu);
+void instr_vcpu_exit(unsigned int vcpu);
+void instr_tb_trans(struct qemu_plugin_tb *tb);
+void instr_syscall(unsigned int vcpu, int64_t num, const uint64_t args[8]);
+void instr_syscall_ret(unsigned int vcpu, int64_t num, int64_t ret);
+
+#endif /* QTRACE_PLUGIN_INSTR_H */
