@@ -117,26 +117,37 @@ static const uint8_t *find_end_chunk(const struct qtrace_reader *rd,
     return NULL;
 }
 
-uint64_t reader_tail_end_records(const struct qtrace_reader *rd)
+/* END's decimal value of key, or UINT64_MAX when absent or not one. */
+static uint64_t end_count(const struct kv_list *end, const char *key)
 {
-    uint64_t records = UINT64_MAX;
+    const char *v = kv_get(end, key);
+    char *stop;
+    uint64_t n;
+
+    if (!v || *v < '0' || *v > '9') {
+        return UINT64_MAX;
+    }
+    errno = 0;
+    n = strtoull(v, &stop, 10);
+    return *stop != '\0' || errno ? UINT64_MAX : n;
+}
+
+void reader_tail_end_bounds(const struct qtrace_reader *rd,
+                            struct end_bounds *b)
+{
     struct kv_list end = { 0 };
     const uint8_t *payload;
-    const char *v;
-    char why[128], *stop;
+    char why[128];
     uint32_t len;
 
+    b->records = b->streams = b->translations = UINT64_MAX;
     payload = find_end_chunk(rd, &len);
-    if (payload && kv_parse(&end, payload, len, why, sizeof(why)) == 0 &&
-        (v = kv_get(&end, "records")) != NULL && *v >= '0' && *v <= '9') {
-        errno = 0;
-        records = strtoull(v, &stop, 10);
-        if (*stop != '\0' || errno) {
-            records = UINT64_MAX;
-        }
+    if (payload && kv_parse(&end, payload, len, why, sizeof(why)) == 0) {
+        b->records = end_count(&end, "records");
+        b->streams = end_count(&end, "streams");
+        b->translations = end_count(&end, "translations");
     }
     kv_fini(&end);
-    return records;
 }
 
 /* Load the file's own index; false when it has none that holds. */

@@ -65,6 +65,7 @@ struct qtrace_reader {
     struct kv_list meta;
     struct kv_list end;
     bool has_end;
+    uint64_t streams_bound;         /* END's streams=, or UINT64_MAX */
     enum reader_state state;
     int stop_ret;                   /* -errno of the failure */
     char stop_msg[sizeof(((struct qtrace_err *)0)->msg)];
@@ -116,11 +117,18 @@ static inline void reader_progress(const struct qtrace_reader *rd,
 void reader_index_seek(struct qtrace_reader *rd);
 
 /*
- * The records= of the END chunk that ends the file, found from its tail
- * without reading the chunks before; UINT64_MAX when there is none
- * (reader-index.c).
+ * What the END chunk that ends the file declares, found from its tail
+ * without reading the chunks before (reader-index.c): each UINT64_MAX
+ * when there is no END or it lacks the key (an older writer).
  */
-uint64_t reader_tail_end_records(const struct qtrace_reader *rd);
+struct end_bounds {
+    uint64_t records;               /* records= */
+    uint64_t streams;               /* streams=: highest vCPU stream id */
+    uint64_t translations;          /* translations=: highest tb id */
+};
+
+void reader_tail_end_bounds(const struct qtrace_reader *rd,
+                            struct end_bounds *b);
 
 /* The index entry of the chunk numbered no, or NULL (reader-index.c). */
 const struct index_entry *reader_index_entry(struct qtrace_reader *rd,

@@ -34,6 +34,7 @@ static int index_events(struct qtrace_reader *rd)
     if (!rd->info) {
         return -ENOMEM;
     }
+    rd->streams_bound = UINT64_MAX;
     rd->info[0].fixed_size = UINT16_MAX;    /* id 0 is never valid */
     for (id = 1; id <= rd->cat.n_events; id++) {
         const struct qtrace_event_desc *ev = &rd->cat.events[id];
@@ -202,6 +203,7 @@ static int read_info(struct qtrace_reader *rd, struct qtrace_err *err)
 static int read_head(struct qtrace_reader *rd, struct qtrace_err *err)
 {
     struct qtrace_chunk_hdr hdr;
+    struct end_bounds bounds;
     const uint8_t *payload;
     uint32_t hdr_size;
     int ret;
@@ -228,7 +230,9 @@ static int read_head(struct qtrace_reader *rd, struct qtrace_err *err)
         return ret;
     }
     rd->first_off = (uint64_t)hdr_size + CHUNK_HDR_SIZE + hdr.len;
-    unpack_set_records_bound(&rd->up, reader_tail_end_records(rd));
+    reader_tail_end_bounds(rd, &bounds);
+    unpack_set_bounds(&rd->up, bounds.records, bounds.translations);
+    rd->streams_bound = bounds.streams;
     ret = read_info(rd, err);
     if (ret < 0) {
         return ret;

@@ -165,6 +165,12 @@ static int enter_chunk(struct qtrace_reader *rd, struct qtrace_err *err)
     release_behind(rd, off);
     switch (hdr.kind) {
     case QTRACE_CHUNK_DATA:
+        if (hdr.stream > rd->streams_bound) {
+            return stop(rd, -EBADMSG, err, "chunk %" PRIu64 " at offset 0x%"
+                        PRIx64 ": stream %" PRIu32 ", over the streams=%"
+                        PRIu64 " of the END chunk", no, off, hdr.stream,
+                        rd->streams_bound);
+        }
         if (hdr.flags & ~(QTRACE_CHUNK_PACKED | QTRACE_CHUNK_ZSTD)) {
             return stop(rd, -ENOTSUP, err, "chunk %" PRIu64 " at offset 0x%"
                         PRIx64 ": unsupported payload encoding (flags 0x%x)",
@@ -271,6 +277,22 @@ bad_record(struct qtrace_reader *rd, const uint8_t *p, size_t left,
 }
 
 /*
+ * One record more than the END chunk counts: the file is not what its
+ * writer wrote. Out of line: never met in a good trace.
+ */
+static int __attribute__((noinline, cold))
+over_end(struct qtrace_reader *rd, const uint8_t *p, struct qtrace_err *err)
+{
+    char at[48];
+
+    return stop(rd, -EBADMSG, err, "chunk %" PRIu64 " at offset 0x%" PRIx64
+                ": record at %s: the chunks hold more records than the "
+                "records=%" PRIu64 " of the END chunk", rd->cur_no,
+                rd->cur_off, where(rd, p, at, sizeof(at)),
+                rd->up.records_bound);
+}
+
+/*
  * A tb_trans record: the unpacker keeps its block's pc and size, once it
  * holds as many instructions as bytes at most. Out of line: rare.
  */
@@ -316,6 +338,16 @@ static inline int take_record(struct qtrace_reader *rd, const uint8_t *p,
     }
     if (ei->n_var > 0 && record_need(ei, p) > size) {
         return bad_record(rd, p, left, err);
+    }
+    /*
+     * A record from the file counts against END's records=; one the
+     * unpacker rebuilt from a block packet was counted by the packet.
+     */
+    if ((const void *)p != (const void *)rd->up.rec_buf) {
+        if (__builtin_expect(rd->up.records_left == 0, 0)) {
+            return over_end(rd, p, err);
+        }
+        rd->up.records_left--;
     }
     if (id == rd->up.tb_trans_id && note_tb(rd, p, err) < 0) {
         return rd->stop_ret;

@@ -89,6 +89,7 @@ int unpack_init(struct unpacker *u, const struct qtrace_catalog *cat,
     idmap_init(&u->tb_sparse, sizeof(struct unpack_tb), budget);
     idmap_init(&u->streams, sizeof(struct unpack_stream *), budget);
     u->records_bound = u->records_left = UINT64_MAX;
+    u->tb_bound = UINT64_MAX;
     find_layout(cat, "exec_tb", tb_fields, 2, &u->exec_tb);
     find_layout(cat, "mem_access", mem_fields, 6, &u->mem);
     /* value came later than the other fields: a trace may lack it. */
@@ -134,9 +135,11 @@ void unpack_reset(struct unpacker *u)
     u->records_left = u->records_bound;
 }
 
-void unpack_set_records_bound(struct unpacker *u, uint64_t records)
+void unpack_set_bounds(struct unpacker *u, uint64_t records,
+                       uint64_t translations)
 {
     u->records_bound = u->records_left = records;
+    u->tb_bound = translations;
 }
 
 void unpack_fini(struct unpacker *u)
@@ -231,6 +234,12 @@ int unpack_note_tb(struct unpacker *u, const uint8_t *rec, char *why,
                  (uint32_t)load32(rec + u->tb_trans_size));
         return -1;
     }
+    if (id > u->tb_bound) {
+        snprintf(why, why_len, "tb_trans of block %" PRIu32 ", over the "
+                 "translations=%" PRIu64 " of the END chunk", id,
+                 u->tb_bound);
+        return -1;
+    }
     tb = tb_slot(u, id, why, why_len);
     if (!tb) {
         return -1;
@@ -289,8 +298,9 @@ claim_fail(const struct unpacker *u, uint64_t n, char *why, size_t why_len)
 {
     uint64_t claimed = u->records_bound - u->records_left;
 
-    return fail(why, why_len, "packets stand for %" PRIu64 " blocks or "
-                "more, over the records=%" PRIu64 " of the END chunk",
+    return fail(why, why_len, "with this packet the trace holds %" PRIu64
+                " records or more, over the records=%" PRIu64 " of the END "
+                "chunk",
                 n > UINT64_MAX - claimed ? UINT64_MAX : claimed + n,
                 u->records_bound);
 }

@@ -61,12 +61,14 @@ struct unpacker {
     struct budget *budget;          /* the reader's, or NULL */
 
     /*
-     * Records packets may still stand for: the END chunk's records count
-     * when the reader found it at open, less what packets claimed so
-     * far; UINT64_MAX when unknown. A run longer than that is refused.
+     * Records the file may still hold: the END chunk's records count
+     * when the reader found it at open, less what packets claimed and
+     * the reader took from the file so far; UINT64_MAX when unknown. A
+     * run longer than that, or one record more, is refused.
      */
     uint64_t records_bound;
     uint64_t records_left;
+    uint64_t tb_bound;              /* END's translations=, or UINT64_MAX */
 
     bool skip_blocks;               /* blocks and accesses not wanted:
                                        their packets are stepped over */
@@ -88,10 +90,12 @@ void unpack_fini(struct unpacker *u);
 void unpack_reset(struct unpacker *u);
 
 /*
- * The records the trace holds in all, from its END chunk, or UINT64_MAX:
- * packets that would expand to more are refused.
+ * What the END chunk declares, or UINT64_MAX: the records the trace holds
+ * in all (packets that would expand to more are refused) and the highest
+ * translation id (a tb_trans above it is refused).
  */
-void unpack_set_records_bound(struct unpacker *u, uint64_t records);
+void unpack_set_bounds(struct unpacker *u, uint64_t records,
+                       uint64_t translations);
 
 /*
  * A tb_trans record passed by (checked against its event's fixed size):

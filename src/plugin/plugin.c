@@ -794,6 +794,16 @@ static void set_end_extra(int sig)
 }
 
 /*
+ * END's streams= and translations=: the highest stream and translation
+ * ids given out, so a reader can refuse ids no writer made (format.md).
+ */
+static void fmt_end_counts(char *buf, size_t len)
+{
+    snprintf(buf, len, "streams=%u\ntranslations=%u\n",
+             atomic_load(&qt.next_stream) - 1, (unsigned int)tbtab_max_id());
+}
+
+/*
  * Write everything recorded and the END chunk, once, at QEMU's exit or
  * just before it dies of signal sig (0: an exit).
  */
@@ -1119,6 +1129,7 @@ int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
     snprintf(qt.qemu_version, sizeof(qt.qemu_version), "%s",
              qc_qemu_version(info->target_name));
     atomic_init(&qt.next_stream, 1);
+    writer_set_end_counts(fmt_end_counts);
     if (qtrace_catalog_parse(&qt.cat, qtrace_catalog_text, &err) < 0) {
         fprintf(stderr, "qtrace: built-in catalog: %s\n", err.msg);
         return -1;

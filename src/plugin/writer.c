@@ -421,6 +421,7 @@ int writer_start(const struct writer_cfg *cfg, struct sink **sinks,
 }
 
 static const char *end_extra = "";
+static void (*end_counts)(char *buf, size_t len);
 static const char *status_path;
 
 /* Instructions for END's insns=; counted is set once, at install. */
@@ -452,6 +453,11 @@ static void fmt_end_insns(char *buf, size_t len)
 void writer_set_end_extra(const char *text)
 {
     end_extra = text;
+}
+
+void writer_set_end_counts(void (*fn)(char *buf, size_t len))
+{
+    end_counts = fn;
 }
 
 void writer_set_status_file(const char *path)
@@ -496,15 +502,18 @@ static void take_sinks_end(void)
 static void fmt_end(char *end, size_t len, const char *exit_reason,
                     size_t failed)
 {
-    char insns_line[48];
+    char insns_line[48], counts[96] = "";
 
     fmt_end_insns(insns_line, sizeof(insns_line));
+    if (end_counts) {
+        end_counts(counts, sizeof(counts));
+    }
     snprintf(end, len,
              "records=%" PRIu64 "\nchunks=%" PRIu64 "\nbytes=%" PRIu64
-             "\nlost=%" PRIu64 "\nfailed_outputs=%zu\n%s%sexit=%s\n%s",
+             "\nlost=%" PRIu64 "\nfailed_outputs=%zu\n%s%s%sexit=%s\n%s",
              w.records, w.chunks, w.bytes,
              (uint64_t)atomic_load(&w.lost_records), failed, insns_line,
-             sinks_end, exit_reason, end_extra);
+             counts, sinks_end, exit_reason, end_extra);
 }
 
 /*

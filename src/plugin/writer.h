@@ -76,6 +76,12 @@ void writer_count_lost(uint32_t records);
 void writer_set_end_extra(const char *text);
 
 /*
+ * fn formats more END lines ("key=N\n") when END is written, after the
+ * last DATA chunk: counts that must cover every record in the file.
+ */
+void writer_set_end_counts(void (*fn)(char *buf, size_t len));
+
+/*
  * The guest instructions the trace covers, for the END chunk's insns=
  * line. writer_insns_enable (at install) says the plugin counts them;
  * without it END has no insns line. writer_insns_add adds a stream's

@@ -129,8 +129,23 @@ gen packed-bomb
 readers refused packed-bomb 'over the records=1 of the END chunk$'
 refused packed-bomb 'over the records=1 of the END chunk$' report @
 
-# Ids far apart take no table as large as the id: read as valid (replay
-# and report find no calls there, which is their status 1).
+# More records than END counts: refused at the first one over.
+gen over-records
+readers refused over-records \
+    'record at offset 0x[0-9a-f]+: the chunks hold more records than the records=1 of the END chunk$'
+
+# Ids over the highest ones END declares (the plugin's streams= and
+# translations=): refused where they appear.
+gen big-stream-declared
+readers refused big-stream-declared \
+    'chunk 2 at offset 0x[0-9a-f]+: stream 67108865, over the streams=1 of the END chunk$'
+gen big-tb-declared
+readers refused big-tb-declared \
+    'tb_trans of block 67108865, over the translations=1 of the END chunk$'
+
+# Without those keys (an older writer), ids far apart take no table as
+# large as the id: read as valid (replay and report find no calls
+# there, which is their status 1).
 for class in big-stream big-tb; do
     gen "$class"
     readable "$class" info @

@@ -211,21 +211,32 @@ def tb_trans_u8tb(compress):
     return trace(cat, [c], 'records=1\n')
 
 
-def big_stream():
+def big_stream(end='records=2\nchunks=2\n'):
     cat = Catalog(EVENTS)
     return trace(cat, [translation(cat, 1),
                        dict(payload=block_packet(1), flags=PACKED, vcpu=0,
-                            stream=(1 << 26) + 1)],
-                 'records=2\nchunks=2\n')
+                            stream=(1 << 26) + 1)], end)
 
 
-def big_tb():
+def big_tb(end='records=2\nchunks=2\n'):
     cat = Catalog(EVENTS)
     tb = (1 << 26) + 1
     return trace(cat, [translation(cat, tb),
                        dict(payload=block_packet(tb), flags=PACKED, vcpu=0,
-                            stream=1)],
-                 'records=2\nchunks=2\n')
+                            stream=1)], end)
+
+
+# An END as the plugin writes it: ids declared, one translation, stream 1.
+DECLARED = 'records=2\nchunks=2\nstreams=1\ntranslations=1\n'
+
+
+def over_records():
+    """Two raw records where END counts one: the second is refused."""
+    cat = Catalog(EVENTS)
+    blk = cat.record('exec_tb', pc=0x400000, tb=1)
+    return trace(cat, [translation(cat, 1),
+                       dict(payload=blk, vcpu=0, stream=1)],
+                 'records=1\nchunks=2\n')
 
 
 def many_streams(n=400):
@@ -304,6 +315,9 @@ CLASSES = {
     'cat-tb-trans-u8tb-zstd': lambda: tb_trans_u8tb(True),
     'big-stream': big_stream,
     'big-tb': big_tb,
+    'big-stream-declared': lambda: big_stream(DECLARED),
+    'big-tb-declared': lambda: big_tb(DECLARED),
+    'over-records': over_records,
     'many-streams': many_streams,
     'many-translations': many_translations,
     'packed-bomb': lambda: packed_run(True),

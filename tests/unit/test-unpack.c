@@ -132,7 +132,7 @@ static void test_unpack_run_past_end_records_refused(void **state)
 
     tb_trans_record(rec, 0x400000, 1, 4, 1);
     assert_int_equal(unpack_note_tb(&f->u, rec, f->why, sizeof(f->why)), 0);
-    unpack_set_records_bound(&f->u, 10);
+    unpack_set_bounds(&f->u, 10, UINT64_MAX);
     assert_int_equal(unpack_begin(&f->u, 1, f->why, sizeof(f->why)), 0);
     pk[n++] = 0x00;                 /* block 1 */
     n += put_varint(pk + n, 2);
@@ -142,8 +142,9 @@ static void test_unpack_run_past_end_records_refused(void **state)
                                  f->why, sizeof(f->why)), 1);
     assert_int_equal(unpack_next(&f->u, pk, &p, pk + n, &out, &avail,
                                  f->why, sizeof(f->why)), -1);
-    assert_string_equal(f->why, "packets stand for 4294967296 blocks or "
-                        "more, over the records=10 of the END chunk");
+    assert_string_equal(f->why, "with this packet the trace holds "
+                        "4294967296 records or more, over the records=10 of "
+                        "the END chunk");
 }
 
 static void test_unpack_count_past_end_records_refused(void **state)
@@ -154,7 +155,7 @@ static void test_unpack_count_past_end_records_refused(void **state)
     const uint8_t *p = pk, *out;
     size_t n = 0, avail;
 
-    unpack_set_records_bound(&f->u, 10);
+    unpack_set_bounds(&f->u, 10, UINT64_MAX);
     pk[n++] = 0x81;
     n += put_varint(pk + n, 11);
     assert_int_equal(unpack_count(&f->u, pk, &p, pk + n, counts, &total,
@@ -167,6 +168,21 @@ static void test_unpack_count_past_end_records_refused(void **state)
     assert_int_equal(unpack_count(&f->u, pk, &p, pk + n, counts, &total,
                                   &out, &avail, f->why, sizeof(f->why)), 0);
     assert_int_equal(total, 10);
+}
+
+/* END's translations= bounds tb_trans ids: the last one passes. */
+static void test_unpack_tb_over_translations_refused(void **state)
+{
+    struct fixture *f = *state;
+    uint8_t rec[40];
+
+    unpack_set_bounds(&f->u, UINT64_MAX, 5);
+    tb_trans_record(rec, 0x400000, 5, 4, 1);
+    assert_int_equal(unpack_note_tb(&f->u, rec, f->why, sizeof(f->why)), 0);
+    tb_trans_record(rec, 0x400000, 6, 4, 1);
+    assert_int_equal(unpack_note_tb(&f->u, rec, f->why, sizeof(f->why)), -1);
+    assert_string_equal(f->why, "tb_trans of block 6, over the "
+                        "translations=5 of the END chunk");
 }
 
 static void test_unpack_more_insns_than_bytes_refused(void **state)
@@ -191,6 +207,8 @@ int main(void)
             test_unpack_run_past_end_records_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(
             test_unpack_count_past_end_records_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(
+            test_unpack_tb_over_translations_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(
             test_unpack_more_insns_than_bytes_refused, setup, teardown),
     };
