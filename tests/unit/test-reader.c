@@ -1085,6 +1085,7 @@ static void test_reader_rewind_after_release_reads_again(void **state)
     struct qtrace_record rec;
     struct qtrace_err err;
     char *path = temp_path();
+    char end[32];
     uint64_t n, pass;
     size_t i, c;
 
@@ -1102,7 +1103,8 @@ static void test_reader_rewind_after_release_reads_again(void **state)
         assert_int_equal(qtrace_writer_chunk(w, QTRACE_CHUNK_DATA, 0, 100,
                                              data, PER_CHUNK * 16, &err), 0);
     }
-    assert_int_equal(qtrace_writer_close(w, "records=1\n", &err), 0);
+    snprintf(end, sizeof(end), "records=%d\n", PER_CHUNK * CHUNKS);
+    assert_int_equal(qtrace_writer_close(w, end, &err), 0);
 
     assert_int_equal(qtrace_reader_open(path, &rd, &err), 0);
     /*
