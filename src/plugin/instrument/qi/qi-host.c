@@ -96,15 +96,21 @@ static void syscall_returned(unsigned int vcpu, int64_t num, int64_t ret,
     }
 }
 
-/* An access asked for by _gen_exec; the info word from QEMU's view. */
+/*
+ * An access of an instruction _gen_exec asked for; udata holds the
+ * directions asked (QTRACE_INSTR_LOADS/STORES bits). QEMU 7.2 does not
+ * filter by direction as asked (a loads-only callback was seen to get
+ * the stores), so the filter is here.
+ */
 static void mem_executed(unsigned int vcpu, const struct qtrace_instr_mem *a,
                          void *udata)
 {
     qi_exec_fn cb = (qi_exec_fn)qi_state_cb(QI_EVENT_ID_GUEST_MEM_BEFORE_EXEC);
+    unsigned int asked = (unsigned int)(uintptr_t)udata;
     unsigned int shift = 0;
 
-    (void)udata;
-    if (!cb) {
+    if (!cb || !(asked & (a->store ? QTRACE_INSTR_STORES :
+                                     QTRACE_INSTR_LOADS))) {
         return;
     }
     while (shift < 4 && (1u << shift) < a->size) {
@@ -116,19 +122,15 @@ static void mem_executed(unsigned int vcpu, const struct qtrace_instr_mem *a,
 
 /* ---- translation time ---- */
 
+/* Noted here, asked of QEMU once the instruction's accesses are raised. */
 void qi_host_gen_exec(QITCGv vaddr, uint8_t info)
 {
     struct trans_access *a = current_access;
-    enum qtrace_instr_rw rw = qi_mem_info_is_store(info) ?
-                              QTRACE_INSTR_STORES : QTRACE_INSTR_LOADS;
 
     /* Only for the access being raised: its block exists only now. */
-    if (!a || (QITCGv)a != vaddr || (*a->asked & (unsigned int)rw)) {
-        return;
-    }
-    if (qi_state.host->exec_mem(qi_state.host, a->tb, a->insn, rw,
-                                mem_executed, NULL) == QTRACE_INSTR_OK) {
-        *a->asked |= (unsigned int)rw;
+    if (a && (QITCGv)a == vaddr) {
+        *a->asked |= qi_mem_info_is_store(info) ? QTRACE_INSTR_STORES :
+                                                  QTRACE_INSTR_LOADS;
     }
 }
 
@@ -145,6 +147,17 @@ static char *qemu_text(struct qtrace_instr_tb *tb, uint32_t i)
     struct qemu_plugin_insn *insn = instr_host_insn(tb, i);
 
     return insn ? qemu_plugin_insn_disas(insn) : NULL;
+}
+
+/*
+ * What to ask QEMU for: the directions asked from QEMU 9.0 (plugin API
+ * 2) on; on 7.2 both, as its filter cannot be trusted (mem_executed
+ * filters).
+ */
+static enum qtrace_instr_rw qemu_rw(unsigned int asked)
+{
+    return qi_state.host->qemu_plugin_api >= 2 ?
+           (enum qtrace_instr_rw)asked : QTRACE_INSTR_LOADS_STORES;
 }
 
 /* Raise guest_mem_before_trans for each access of instruction i. */
@@ -167,6 +180,11 @@ static void raise_insn(qi_trans_fn cb, struct qtrace_instr_tb *tb,
         current_access = &a;
         cb(QI_CPU_TRANSLATOR, (QITCGv_cpu)&a, (QITCGv)&a, infos[k]);
         current_access = NULL;
+    }
+    if (asked) {
+        /* One callback per instruction, whatever its accesses asked. */
+        h->exec_mem(h, tb, i, qemu_rw(asked), mem_executed,
+                    (void *)(uintptr_t)asked);
     }
 }
 
