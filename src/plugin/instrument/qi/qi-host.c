@@ -41,13 +41,14 @@ struct trans_access {
 /* The access being raised on this thread, NULL outside the callback. */
 static __thread struct trans_access *current_access;
 
+/* The one qemu-instr library; argv is kept, as a main()'s would be. */
 static struct {
     void *dl;
     void (*init)(int argc, const char **argv);
     void (*fini)(void);
     const char **argv;          /* path, then the instr-arg values */
     int argc;
-} lib;
+} qi_lib;
 
 /* ---- execution time: no lock, no allocation ---- */
 
@@ -235,40 +236,40 @@ static int copy_args(const char *path, int argc, char **argv)
 {
     int i;
 
-    lib.argv = calloc((size_t)argc + 2, sizeof(*lib.argv));
-    if (!lib.argv) {
+    qi_lib.argv = calloc((size_t)argc + 2, sizeof(*qi_lib.argv));
+    if (!qi_lib.argv) {
         return -1;
     }
-    lib.argv[0] = path;
+    qi_lib.argv[0] = path;
     for (i = 0; i < argc; i++) {
-        lib.argv[i + 1] = argv[i];
+        qi_lib.argv[i + 1] = argv[i];
     }
-    lib.argc = argc + 1;
+    qi_lib.argc = argc + 1;
     return 0;
 }
 
-int qi_layer_attach(struct instr_lib *l, const struct instr_spec *spec,
+int qi_layer_attach(struct instr_lib *lib, const struct instr_spec *spec,
                     const struct instr_env *env, struct qtrace_err *err)
 {
-    const struct qtrace_instr_host *h = &l->host;
+    const struct qtrace_instr_host *h = &lib->host;
 
     if (qi_state.host) {
         qtrace_err_set(err, "instr=%s: a second qemu-instr library (the "
                        "qemu-instr API has one set of event callbacks per "
-                       "run)", l->path);
+                       "run)", lib->path);
         return -1;
     }
-    if (copy_args(l->path, spec->argc, spec->argv) < 0) {
-        qtrace_err_set(err, "instr=%s: out of memory", l->path);
+    if (copy_args(lib->path, spec->argc, spec->argv) < 0) {
+        qtrace_err_set(err, "instr=%s: out of memory", lib->path);
         return -1;
     }
-    lib.dl = l->dl;
-    lib.init = (void (*)(int, const char **))dlsym(l->dl, "qi_init");
-    lib.fini = (void (*)(void))dlsym(l->dl, "qi_fini");
+    qi_lib.dl = lib->dl;
+    qi_lib.init = (void (*)(int, const char **))dlsym(lib->dl, "qi_init");
+    qi_lib.fini = (void (*)(void))dlsym(lib->dl, "qi_fini");
     qi_decode_setup(env->target, env->system_mode);
     memset(&qi_state, 0, sizeof(qi_state));
     qi_state.host = h;
-    qi_state.lib_index = l->index;
+    qi_state.lib_index = lib->index;
     qi_state.emit_trans = env->emit_user_trans;
     qi_state.flush = env->flush_translations;
     /* Every hook, whatever qi_init sets: callbacks may change later. */
@@ -295,7 +296,7 @@ static void flush_stdio(void)
 void qi_layer_call_init(void *ctx)
 {
     (void)ctx;
-    lib.init(lib.argc, lib.argv);
+    qi_lib.init(qi_lib.argc, qi_lib.argv);
     flush_stdio();
     __atomic_store_n(&qi_state.started, true, __ATOMIC_RELEASE);
 }
@@ -304,8 +305,8 @@ void qi_layer_fini(void)
 {
     unsigned int id;
 
-    if (lib.fini) {
-        lib.fini();
+    if (qi_lib.fini) {
+        qi_lib.fini();
         flush_stdio();
     }
     /* "Reset by QEMU" in the API: vCPUs may still run for a moment. */
@@ -318,6 +319,6 @@ void qi_layer_fini(void)
 void qi_layer_detach(void)
 {
     memset(&qi_state, 0, sizeof(qi_state));
-    free(lib.argv);
-    memset(&lib, 0, sizeof(lib));
+    free(qi_lib.argv);
+    memset(&qi_lib, 0, sizeof(qi_lib));
 }
