@@ -24,6 +24,7 @@ static bool find_x86_mode;             /* system mode: ask QEMU's text */
 
 static __thread csh handles[X86_MODES];
 static __thread bool opened[X86_MODES];
+static __thread enum decode_arch opened_arch;  /* what handles decode */
 
 bool qi_decode_setup(const char *target, bool system_mode)
 {
@@ -48,8 +49,19 @@ static csh *handle_for(unsigned int mode)
     static const cs_mode x86_modes[X86_MODES] = {
         CS_MODE_64, CS_MODE_32, CS_MODE_16,
     };
+    unsigned int k;
     csh h;
 
+    /* A new setup (tests set up several targets in one thread). */
+    if (opened_arch != arch) {
+        for (k = 0; k < X86_MODES; k++) {
+            if (opened[k]) {
+                cs_close(&handles[k]);
+                opened[k] = false;
+            }
+        }
+        opened_arch = arch;
+    }
     if (opened[mode]) {
         return &handles[mode];
     }
@@ -127,6 +139,14 @@ static bool x86_no_access(unsigned int id)
            id == X86_INS_CLFLUSH;
 }
 
+/* mov, movq, movups, vmovdqa ...: copies its source to its destination. */
+static bool is_move(const cs_insn *in)
+{
+    const char *m = in->mnemonic;
+
+    return strncmp(m, "mov", 3) == 0 || strncmp(m, "vmov", 4) == 0;
+}
+
 static size_t x86_accesses(const cs_insn *in, enum x86_mode mode,
                            uint8_t *infos)
 {
@@ -146,6 +166,14 @@ static size_t x86_accesses(const cs_insn *in, enum x86_mode mode,
 
         if (op->type != X86_OP_MEM) {
             continue;
+        }
+        /*
+         * Capstone 4 marks the destination of SSE moves (movq, movups,
+         * movdqa ...) as read; a move's destination, last in AT&T
+         * order, is only written.
+         */
+        if (is_move(in) && i == x->op_count - 1 && x->op_count > 1) {
+            ac = CS_AC_WRITE;
         }
         if (ac & CS_AC_READ) {
             n = add(infos, n, op->size, false, sign);
