@@ -6,8 +6,8 @@
 # entry points, a second qemu-instr library. Each refusal is one
 # "qtrace:" line naming the library; QEMU exits with status 1 (a crash
 # caught, not QEMU killed by it), the guest never runs: no trace file,
-# and the library loaded before saw no block executed. A crashed init's
-# callbacks are not left behind, and a refused library's init never ran.
+# and the library loaded before saw no block executed. Of a library with
+# both APIs' entry points neither init runs.
 ARCH=x86_64
 . "$(dirname "$0")/lib.sh"
 use_guest asm "$ARCH"

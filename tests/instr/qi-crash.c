@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * A qemu-instr library whose qi_init crashes (SIGSEGV) after setting a
- * callback: refused, and the callback must not stay in place.
+ * A qemu-instr library whose qi_init crashes (SIGSEGV) halfway, after
+ * setting a callback: refused.
  */
 #include <stdio.h>
 
