@@ -20,9 +20,9 @@ int qi_layer_export_api(struct qtrace_err *err);
 
 /*
  * Prepare lib (loaded, exporting qi_init, its host table filled) to be
- * initialised with spec's arguments: registers the layer's hooks through lib->host, so the
- * caller has lib->registering set. Returns 0, or -1 with err (a second
- * qemu-instr library).
+ * initialised with spec's arguments: registers the layer's hooks through
+ * lib->host, so the caller has lib->registering set. Returns 0, or -1
+ * with err (a second qemu-instr library).
  */
 int qi_layer_attach(struct instr_lib *lib, const struct instr_spec *spec,
                     const struct instr_env *env, struct qtrace_err *err);
