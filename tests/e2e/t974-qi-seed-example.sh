@@ -21,6 +21,7 @@ case $PART in
     *) ARCH=$PART ;;
 esac
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/boot-lib.sh"
 TEST_NAME=t974-qi-seed-example-$PART
 [ -n "${INSTR_EXAMPLES:-}" ] || skip "INSTR_EXAMPLES not set"
 EXAMPLE="$INSTR_EXAMPLES/libqtrace-qi-seed-example.so"
@@ -69,37 +70,17 @@ run_user() {
 }
 
 run_system() {
-    GUEST="$GUESTS/boot-x86"
-    EXPECT="$GUESTS/boot-x86.expect"
-    [ -f "$GUEST" ] || skip "guest boot-x86 not built (no x86 compiler)"
-    case $PART in
-        system-7.2)
-            qemu=$(command -v qemu-system-x86_64) ||
-                skip "qemu-system-x86_64 not installed (Debian package" \
-                     "qemu-system-x86)"
-            set -- ;;
-        system-10.0)
-            qemu=${QEMU10_DIR:+$QEMU10_DIR/root/usr/bin/qemu-system-x86_64}
-            [ -n "$qemu" ] && [ -x "$qemu" ] ||
-                skip "no QEMU 10.0 in QEMU10_DIR (scripts/fetch-qemu10.sh)"
-            set -- -L "$QEMU10_DIR/root/usr/share/qemu" \
-                -L "$QEMU10_DIR/root/usr/share/seabios" ;;
-        *) echo "usage: t974-qi-seed-example.sh ARCH|system-7.2|system-10.0" >&2
-           exit 2 ;;
-    esac
-    timeout -s KILL 30 "$qemu" "$@" -display none -nodefaults -machine pc \
-        -accel tcg -m 16 -no-reboot -bios "$GUEST" \
-        -device isa-debug-exit,iobase=0xf4,iosize=0x04 \
-        -plugin "$QTRACE_PLUGIN,out=$WORK/t.qtr,instr=$EXAMPLE,instr-arg=foo,instr-arg=bar" \
-        > "$WORK/out" 2> "$WORK/err"
-    rc=$?
+    use_boot_x86 "${PART#system-}"
+    run_boot_x86 "out=$WORK/t.qtr,instr=$EXAMPLE,instr-arg=foo,instr-arg=bar"
     check_eq "exit status from the guest's debug-exit" "$(expect_get exit)" \
         "$rc"
     mem_insns_system > "$WORK/insns"
 }
 
 case $PART in
-    system-*) run_system ;;
+    system-7.2|system-10.0) run_system ;;
+    system-*) echo "usage: t974-qi-seed-example.sh ARCH|system-7.2|system-10.0" >&2
+              exit 2 ;;
     *) run_user ;;
 esac
 
