@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
+# shellcheck shell=sh
 # The x86 firmware guest (tests/guests/boot-x86) in system mode, for the
 # tests that run it on QEMU 7.2 (Debian's) and 10.0 (QEMU10_DIR). Sourced
 # after lib.sh.

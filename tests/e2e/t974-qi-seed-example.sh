@@ -105,14 +105,14 @@ check_eq "guest_cpu_enter traced once" 1 \
 first() { expect_get "$1" | cut -d, -f"$2" | cut -d: -f2; }
 {
     if [ -n "$ARCH" ]; then
-        echo "$(info_word "$(first load_addrs 1)" load)"
-        echo "$(info_word "$(first store_addrs 1)" store)"
-        echo "$(info_word "$(first load_addrs 2)" load)"
-        echo "$(info_word "$(first store_addrs 2)" store)"
+        info_word "$(first load_addrs 1)" load
+        info_word "$(first store_addrs 1)" store
+        info_word "$(first load_addrs 2)" load
+        info_word "$(first store_addrs 2)" store
     else
-        echo "$(info_word "$(first load_addrs 1)" load)"
-        echo "$(info_word "$(first store_addrs 1)" store)"
-        echo "$(info_word "$(first store_addrs 2)" store)"
+        info_word "$(first load_addrs 1)" load
+        info_word "$(first store_addrs 1)" store
+        info_word "$(first store_addrs 2)" store
     fi
 } | paste -d' ' "$WORK/insns" - > "$WORK/want-trans"
 awk -v id=$ID_MEM_TRANS '$1 == id { print $2, $3 }' "$WORK/events" |
