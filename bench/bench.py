@@ -52,6 +52,13 @@ MODES = [
      "instr-arg=out={dir}/counter.txt",
      "counts, and the example library counting blocks (one callback per "
      "executed block)"),
+    ("counts+qi-nop",
+     "events=tb_count;tb_trans,instr={instr}/libqtrace-qi-nop.so",
+     "counts, and a qemu-instr library with every event set to _nop"),
+    ("counts+qi-seed",
+     "events=tb_count;tb_trans,instr={instr}/libqtrace-qi-seed-example.so",
+     "counts, and the qemu-instr proposal's example (every translated "
+     "access traced, a callback per executed store)"),
     ("blocks", "events=tb_trans;exec_tb", "ordered block trace"),
     ("blocks+mem", "events=tb_trans;exec_tb;mem_access",
      "block trace and every memory access"),

@@ -91,6 +91,32 @@ static void emit_user_event(unsigned int vcpu_index, uint32_t lib,
     r->v3 = values[3];
 }
 
+/*
+ * An instrumentation library's translation-time record: among the
+ * translations, as no vCPU runs it (instr.h).
+ */
+static void emit_user_event_trans(uint32_t lib, uint32_t id,
+                                  const uint64_t values[4])
+{
+    struct qtrace_ev_user_event *r = writer_trans_reserve(sizeof(*r));
+
+    if (!r) {
+        writer_count_lost(1);
+        return;
+    }
+    r->hdr.id = QTRACE_EV_USER_EVENT;
+    r->hdr.size = (uint16_t)sizeof(*r);
+    r->hdr.reserved = 0;
+    r->hdr.time = 0;
+    r->lib = lib;
+    r->id = id;
+    r->v0 = values[0];
+    r->v1 = values[1];
+    r->v2 = values[2];
+    r->v3 = values[3];
+    writer_trans_commit();
+}
+
 static void vcpu_tb_count(unsigned int vcpu_index, void *udata)
 {
     const struct tb_info *tb = udata;
@@ -450,12 +476,12 @@ static void vcpu_init(qemu_plugin_id_t id, unsigned int vcpu_index)
     struct qtrace_ev_vcpu_init *r;
 
     (void)id;
-    instr_vcpu_init(vcpu_index);
     if (!vc) {
         if (!atomic_exchange(&qt.warned_vcpus, true)) {
             fprintf(stderr, "qtrace: vCPU %u: more than %d vCPUs; the "
                     "extra ones are not traced\n", vcpu_index, MAX_VCPUS);
         }
+        instr_vcpu_init(vcpu_index);
         return;
     }
     if (vc->live) {
@@ -486,6 +512,8 @@ static void vcpu_init(qemu_plugin_id_t id, unsigned int vcpu_index)
         r = emit(vc, QTRACE_EV_VCPU_INIT, sizeof(*r), 0);
         r->vcpu = vcpu_index;
     }
+    /* Last: a library's records from its callback go into the stream. */
+    instr_vcpu_init(vcpu_index);
 }
 
 static void vcpu_exit(qemu_plugin_id_t id, unsigned int vcpu_index)
@@ -1106,6 +1134,17 @@ static void register_callbacks(qemu_plugin_id_t id)
     qemu_plugin_register_atexit_cb(id, plugin_exit, NULL);
 }
 
+static qemu_plugin_id_t plugin_id;
+
+/*
+ * QEMU's one way to drop translations: reset the plugin, which removes
+ * its callbacks, flushes, then lets it register them again.
+ */
+static void flush_translations(void)
+{
+    qemu_plugin_reset(plugin_id, register_callbacks);
+}
+
 __attribute__((visibility("default")))
 int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
                         int argc, char **argv)
@@ -1123,6 +1162,7 @@ int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
     if (msg[0]) {
         fprintf(stderr, "qtrace: %s\n", msg);
     }
+    plugin_id = id;
     qt.system_mode = info->system_emulation;
     snprintf(qt.target, sizeof(qt.target), "%s", info->target_name);
     insn_extent_setup(qt.target, qc_api());
@@ -1145,7 +1185,10 @@ int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
     if (instr_load_all(qt.opts.instr, qt.opts.n_instr, &(struct instr_env){
             .target = qt.target, .system_mode = qt.system_mode,
             .qemu_api = qc_api(),
-            .emit_user = qt.trace_user_event ? emit_user_event : NULL },
+            .emit_user = qt.trace_user_event ? emit_user_event : NULL,
+            .emit_user_trans = qt.trace_user_event ? emit_user_event_trans :
+                                                     NULL,
+            .flush_translations = flush_translations },
             &err) < 0) {
         fprintf(stderr, "qtrace: %s\n", err.msg);
         return -1;

@@ -510,3 +510,9 @@ void instr_syscall_ret(unsigned int vcpu, int64_t num, int64_t ret)
         }
     }
 }
+
+struct qemu_plugin_insn *instr_host_insn(const struct qtrace_instr_tb *tb,
+                                         uint32_t i)
+{
+    return tb ? insn_of(tb, i) : NULL;
+}

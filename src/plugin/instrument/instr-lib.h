@@ -37,4 +37,9 @@ extern size_t instr_n_libs;
 struct instr_env;
 void instr_host_fill(struct instr_lib *lib, const struct instr_env *env);
 
+/* QEMU's handle of instruction i of tb, or NULL (translation time). */
+struct qemu_plugin_insn;
+struct qemu_plugin_insn *instr_host_insn(const struct qtrace_instr_tb *tb,
+                                         uint32_t i);
+
 #endif /* QTRACE_PLUGIN_INSTR_LIB_H */

@@ -1,14 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Loading instrumentation libraries (instr.h): dlopen, the API version
- * check, qtrace_instr_init. Any refusal unloads what was loaded so far.
+ * Loading instrumentation libraries (instr.h): dlopen, which API the
+ * library speaks (qtrace's, or qemu-instr's through qi/), the API version
+ * check, and the init call, guarded against a crash. Any refusal unloads
+ * what was loaded so far. Install thread.
  */
 #include <dlfcn.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "instr.h"
 #include "instr-lib.h"
+#include "qi/qi-layer.h"
 
 typedef int (*instr_init_fn)(const struct qtrace_instr_host *host, int argc,
                              const char **argv, char *errmsg);
@@ -24,7 +29,8 @@ static int check_version(struct instr_lib *lib, struct qtrace_err *err)
 
     if (!version) {
         qtrace_err_set(err, "instr=%s: no qtrace_instr_api_version (the "
-                       "library must use QTRACE_INSTR_DECLARE())", lib->path);
+                       "library must use QTRACE_INSTR_DECLARE(), or export "
+                       "qi_init)", lib->path);
         return -1;
     }
     major = *version >> 16;
@@ -38,34 +44,155 @@ static int check_version(struct instr_lib *lib, struct qtrace_err *err)
     return 0;
 }
 
-static int load_one(struct instr_lib *lib, const struct instr_spec *spec,
-                    const struct instr_env *env, struct qtrace_err *err)
-{
-    char why[QTRACE_INSTR_ERRMSG_MAX + 1] = "";
-    instr_init_fn init;
-    int ret;
+/* ---- running an init function, guarded against a crash ---- */
 
-    lib->path = spec->path;
-    lib->index = (uint32_t)(lib - instr_libs) + 1;
-    /* Local: two libraries may both define functions of the same name. */
-    lib->dl = dlopen(spec->path, RTLD_NOW | RTLD_LOCAL);
-    if (!lib->dl) {
-        qtrace_err_set(err, "instr=%s: %s", spec->path, dlerror());
+static sigjmp_buf guard_jump;
+static volatile sig_atomic_t guard_signal;
+
+/* The signals a crashing init raises in the calling thread. */
+static const int guarded_signals[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE };
+#define N_GUARDED (sizeof(guarded_signals) / sizeof(guarded_signals[0]))
+
+static void init_crashed(int sig)
+{
+    guard_signal = sig;
+    siglongjmp(guard_jump, 1);
+}
+
+static const char *signal_name(int sig)
+{
+    switch (sig) {
+    case SIGSEGV: return "SIGSEGV";
+    case SIGBUS: return "SIGBUS";
+    case SIGILL: return "SIGILL";
+    case SIGFPE: return "SIGFPE";
+    default: return "signal";
+    }
+}
+
+/*
+ * call(ctx) with temporary handlers for the crash signals, QEMU's own
+ * restored afterwards. Returns 0, or the signal that ended the call
+ * (what the library did before it stays done; the caller unloads it).
+ * Install runs before any vCPU thread, so no other thread shares them.
+ */
+static int call_guarded(void (*call)(void *), void *ctx)
+{
+    struct sigaction crash, saved[N_GUARDED];
+    size_t i;
+    int sig = 0;
+
+    memset(&crash, 0, sizeof(crash));
+    crash.sa_handler = init_crashed;
+    sigemptyset(&crash.sa_mask);
+    crash.sa_flags = SA_NODEFER;
+    for (i = 0; i < N_GUARDED; i++) {
+        sigaction(guarded_signals[i], &crash, &saved[i]);
+    }
+    guard_signal = 0;
+    if (sigsetjmp(guard_jump, 1) == 0) {
+        call(ctx);
+    } else {
+        sig = guard_signal;
+    }
+    for (i = 0; i < N_GUARDED; i++) {
+        sigaction(guarded_signals[i], &saved[i], NULL);
+    }
+    return sig;
+}
+
+/* What a qtrace-API init call needs, and what it returned. */
+struct qtrace_init_call {
+    instr_init_fn init;
+    struct instr_lib *lib;
+    const struct instr_spec *spec;
+    char *why;
+    int ret;
+};
+
+static void call_qtrace_init(void *ctx)
+{
+    struct qtrace_init_call *c = ctx;
+
+    c->ret = c->init(&c->lib->host, c->spec->argc,
+                     (const char **)c->spec->argv, c->why);
+}
+
+/* ---- the two APIs ---- */
+
+/* Which API lib speaks: 1 qtrace's, 2 qemu-instr's; -1 with err. */
+static int pick_api(struct instr_lib *lib, struct qtrace_err *err)
+{
+    bool qtrace = dlsym(lib->dl, "qtrace_instr_api_version") ||
+                  dlsym(lib->dl, "qtrace_instr_init");
+    bool qi = dlsym(lib->dl, "qi_init") != NULL;
+
+    if (qtrace && qi) {
+        qtrace_err_set(err, "instr=%s: exports both qtrace_instr_init and "
+                       "qi_init (a library speaks one API)", lib->path);
         return -1;
     }
+    if (qi) {
+        return 2;
+    }
+    if (!qtrace && dlsym(lib->dl, "qi_fini")) {
+        qtrace_err_set(err, "instr=%s: no qi_init (a qemu-instr library "
+                       "must export it)", lib->path);
+        return -1;
+    }
+    return 1;
+}
+
+/* A qemu-instr library: the qi layer registers, then qi_init runs. */
+static int init_qi(struct instr_lib *lib, const struct instr_spec *spec,
+                   const struct instr_env *env, struct qtrace_err *err)
+{
+    int sig;
+
+    instr_host_fill(lib, env);
+    lib->registering = true;
+    if (qi_layer_attach(lib, spec, env, err) < 0) {
+        lib->registering = false;
+        return -1;
+    }
+    sig = call_guarded(qi_layer_call_init, NULL);
+    lib->registering = false;
+    if (sig) {
+        qtrace_err_set(err, "instr=%s: qi_init crashed (%s)", spec->path,
+                       signal_name(sig));
+        qi_layer_detach();
+        return -1;
+    }
+    lib->fini = qi_layer_fini;
+    return 0;
+}
+
+static int init_qtrace(struct instr_lib *lib, const struct instr_spec *spec,
+                       const struct instr_env *env, struct qtrace_err *err)
+{
+    char why[QTRACE_INSTR_ERRMSG_MAX + 1] = "";
+    struct qtrace_init_call call = { .lib = lib, .spec = spec, .why = why };
+    int ret, sig;
+
     if (check_version(lib, err) < 0) {
         return -1;
     }
-    init = (instr_init_fn)dlsym(lib->dl, "qtrace_instr_init");
-    if (!init) {
+    call.init = (instr_init_fn)dlsym(lib->dl, "qtrace_instr_init");
+    if (!call.init) {
         qtrace_err_set(err, "instr=%s: no qtrace_instr_init", spec->path);
         return -1;
     }
-    lib->fini = (void (*)(void))dlsym(lib->dl, "qtrace_instr_fini");
     instr_host_fill(lib, env);
     lib->registering = true;
-    ret = init(&lib->host, spec->argc, (const char **)spec->argv, why);
+    sig = call_guarded(call_qtrace_init, &call);
     lib->registering = false;
+    if (sig) {
+        qtrace_err_set(err, "instr=%s: qtrace_instr_init crashed (%s)",
+                       spec->path, signal_name(sig));
+        return -1;
+    }
+    ret = call.ret;
+    lib->fini = (void (*)(void))dlsym(lib->dl, "qtrace_instr_fini");
     if (ret != 0) {
         /* A library's message is cut to one line. */
         why[strcspn(why, "\n")] = '\0';
@@ -77,10 +204,32 @@ static int load_one(struct instr_lib *lib, const struct instr_spec *spec,
     return 0;
 }
 
+static int load_one(struct instr_lib *lib, const struct instr_spec *spec,
+                    const struct instr_env *env, struct qtrace_err *err)
+{
+    int api;
+
+    lib->path = spec->path;
+    lib->index = (uint32_t)(lib - instr_libs) + 1;
+    /* Local: two libraries may both define functions of the same name. */
+    lib->dl = dlopen(spec->path, RTLD_NOW | RTLD_LOCAL);
+    if (!lib->dl) {
+        qtrace_err_set(err, "instr=%s: %s", spec->path, dlerror());
+        return -1;
+    }
+    api = pick_api(lib, err);
+    if (api < 0) {
+        return -1;
+    }
+    return api == 2 ? init_qi(lib, spec, env, err) :
+                      init_qtrace(lib, spec, env, err);
+}
+
 static void unload_all(void)
 {
     size_t i;
 
+    qi_layer_detach();
     for (i = instr_n_libs; i-- > 0;) {
         if (instr_libs[i].dl) {
             dlclose(instr_libs[i].dl);
@@ -97,6 +246,9 @@ int instr_load_all(const struct instr_spec *specs, size_t n,
 
     if (n > INSTR_MAX_LIBS) {
         qtrace_err_set(err, "instr=: at most %d libraries", INSTR_MAX_LIBS);
+        return -1;
+    }
+    if (n > 0 && qi_layer_export_api(err) < 0) {
         return -1;
     }
     for (i = 0; i < n; i++) {

@@ -27,6 +27,18 @@ struct instr_env {
      */
     void (*emit_user)(unsigned int vcpu, uint32_t lib, uint32_t id,
                       const uint64_t values[4]);
+    /*
+     * Appends a user_event record to the translation records (time 0, no
+     * vCPU), or NULL when user_event is not recorded. Translation time.
+     */
+    void (*emit_user_trans)(uint32_t lib, uint32_t id,
+                            const uint64_t values[4]);
+    /*
+     * Has QEMU drop every translation, so that code runs under the
+     * translation-time decisions taken from now on; asynchronous (the
+     * running blocks end first). Any thread.
+     */
+    void (*flush_translations)(void);
 };
 
 /*
