@@ -27,6 +27,17 @@ bytes_at() {
         awk '$1 ~ /^[0-9a-f]+$/ && NF > 1 { print $2; exit }'
 }
 
+# check_direction LABEL: a LOADS callback on every instruction saw loads
+# (the guests load) and never a store.
+check_direction() {
+    set -- "$1" $(probe_line loads)
+    if [ "${2:-0}" -gt 0 ] && [ "$4" = 0 ]; then
+        pass "$1: LOADS callbacks: $2 loads, no store"
+    else
+        fail "$1: LOADS callbacks: '$(probe_line loads)'"
+    fi
+}
+
 for arch in x86_64 aarch64; do
     GUEST="$GUESTS/asm-$arch"
     if ! command -v "qemu-$arch" > /dev/null 2>&1 || [ ! -x "$GUEST" ]; then
@@ -50,6 +61,7 @@ for arch in x86_64 aarch64; do
     check_eq "user $arch: store without value nor paddr" \
         "has_value 0 has_paddr 0" \
         "$(probe_line store | awk '{ print $5, $6, $9, $10 }')"
+    check_direction "user $arch"
 done
 
 # system QEMU FIRMWARE_DIR LABEL: the BIOS under the probe for a while.
@@ -92,6 +104,7 @@ if [ -n "$Q10" ] && [ -x "$Q10" ]; then
     check_eq "system 10.0: store with value and paddr" \
         "has_value 1 has_paddr 1" \
         "$(probe_line store | awk '{ print $5, $6, $9, $10 }')"
+    check_direction "system 10.0"
 else
     echo "SKIP system 10.0: no QEMU 10.0 in QEMU10_DIR"
 fi
@@ -105,6 +118,7 @@ if command -v qemu-system-x86_64 > /dev/null 2>&1; then
     check_eq "system 7.2: store with paddr, no value" \
         "has_value 0 has_paddr 1" \
         "$(probe_line store | awk '{ print $5, $6, $9, $10 }')"
+    check_direction "system 7.2"
 fi
 [ "$ran" -eq 1 ] || skip "no QEMU to run"
 finish

@@ -7,6 +7,8 @@
  *   mem rc RC [0xBYTES]                   (read_mem of that instruction)
  *   reg NAME rc RC [0xVALUE]              (read_reg of "reg=NAME")
  *   store vaddr 0xA size N has_value B value 0xV has_paddr B paddr 0xP
+ *   loads N stores-in-loads N              (at exit: what a LOADS callback
+ *                                           on every instruction saw)
  * read_mem and read_reg run in the first instruction's execution
  * callback; the store line comes from the first store executed.
  */
@@ -22,6 +24,7 @@ static const struct qtrace_instr_host *host;
 static FILE *out;
 static const char *reg_name = "pc";
 static int seen_block, seen_exec, seen_store;   /* atomic flags */
+static uint64_t loads, stores_in_loads;         /* atomic counters */
 
 static bool first(int *flag)
 {
@@ -77,6 +80,16 @@ static void accessed(unsigned int vcpu, const struct qtrace_instr_mem *a,
     fflush(out);
 }
 
+/* A LOADS callback must never see a store. */
+static void loaded(unsigned int vcpu, const struct qtrace_instr_mem *a,
+                   void *udata)
+{
+    (void)vcpu;
+    (void)udata;
+    __atomic_fetch_add(a->store ? &stores_in_loads : &loads, 1,
+                       __ATOMIC_RELAXED);
+}
+
 static void block_translated(struct qtrace_instr_tb *tb, void *data)
 {
     uint64_t pc = host->tb_vaddr(tb), off = 0;
@@ -89,6 +102,9 @@ static void block_translated(struct qtrace_instr_tb *tb, void *data)
     for (i = 0; !__atomic_load_n(&seen_store, __ATOMIC_ACQUIRE) && i < n;
          i++) {
         host->exec_mem(host, tb, i, QTRACE_INSTR_STORES, accessed, NULL);
+    }
+    for (i = 0; i < n; i++) {
+        host->exec_mem(host, tb, i, QTRACE_INSTR_LOADS, loaded, NULL);
     }
     if (!first(&seen_block)) {
         return;
@@ -131,5 +147,7 @@ int qtrace_instr_init(const struct qtrace_instr_host *h, int argc,
 
 void qtrace_instr_fini(void)
 {
+    fprintf(out, "loads %" PRIu64 " stores-in-loads %" PRIu64 "\n", loads,
+            stores_in_loads);
     fclose(out);
 }

@@ -25,11 +25,13 @@ struct qtrace_instr_tb {
 struct mem_hook {
     qtrace_instr_mem_fn fn;
     void *udata;
+    enum qtrace_instr_rw rw;    /* what the library asked for */
 };
 
 static struct {
     bool system_mode;
     bool mem_values;            /* QEMU gives the accessed value */
+    bool mem_rw_unreliable;     /* QEMU 7.2: R and W filter the wrong way */
     bool any_tb_trans;
     bool any_vcpu;
     bool any_syscall;
@@ -216,6 +218,11 @@ static void mem_trampoline(unsigned int vcpu, qemu_plugin_meminfo_t info,
         .big_endian = qemu_plugin_mem_is_big_endian(info),
     };
 
+    if (!(hook->rw & (access.store ? QTRACE_INSTR_STORES :
+                      QTRACE_INSTR_LOADS))) {
+        return;     /* QEMU 7.2 was asked for both (exec_mem) */
+    }
+
     if (host.mem_values) {
         qemu_plugin_mem_value v = qemu_plugin_mem_get_value(info);
 
@@ -259,9 +266,17 @@ static int exec_mem(const struct qtrace_instr_host *h,
     }
     hook->fn = fn;
     hook->udata = udata;
-    /* QTRACE_INSTR_LOADS/STORES have QEMU_PLUGIN_MEM_R/W's values. */
+    hook->rw = rw;
+    /*
+     * QTRACE_INSTR_LOADS/STORES have QEMU_PLUGIN_MEM_R/W's values. QEMU
+     * 7.2 gives stores to an R callback and loads and stores to a W one
+     * (t973 counts them): there it gets both and the trampoline keeps
+     * what was asked for.
+     */
     qemu_plugin_register_vcpu_mem_cb(insn, mem_trampoline,
                                      QEMU_PLUGIN_CB_NO_REGS,
+                                     host.mem_rw_unreliable ?
+                                     QEMU_PLUGIN_MEM_RW :
                                      (enum qemu_plugin_mem_rw)rw, hook);
     return QTRACE_INSTR_OK;
 }
@@ -414,6 +429,7 @@ void instr_host_fill(struct instr_lib *lib, const struct instr_env *env)
     host.system_mode = env->system_mode;
     host.emit_user = env->emit_user;
     host.mem_values = env->qemu_api >= 4 && qemu_plugin_mem_get_value;
+    host.mem_rw_unreliable = env->qemu_api < 2;
     lib->host = (struct qtrace_instr_host){
         .api_version = QTRACE_INSTR_API_VERSION,
         .target = env->target,
