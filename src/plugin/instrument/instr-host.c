@@ -33,6 +33,9 @@ static struct {
     bool any_tb_trans;
     bool any_vcpu;
     bool any_syscall;
+    bool calls;                 /* the call tracker follows this target */
+    bool any_func_entry;
+    bool any_func_exit;
     void (*emit_user)(unsigned int vcpu, uint32_t lib, uint32_t id,
                       const uint64_t values[4]);
 } host;
@@ -120,6 +123,40 @@ static int on_syscall_ret(const struct qtrace_instr_host *h,
     lib->syscall_ret = fn;
     lib->syscall_ret_data = data;
     host.any_syscall = true;
+    return QTRACE_INSTR_OK;
+}
+
+static int on_func_entry(const struct qtrace_instr_host *h,
+                         qtrace_instr_func_fn fn, void *data)
+{
+    struct instr_lib *lib = registering(h, fn);
+
+    if (!lib) {
+        return QTRACE_INSTR_EINVAL;
+    }
+    if (!host.calls) {
+        return QTRACE_INSTR_ENOTSUP;
+    }
+    lib->func_entry = fn;
+    lib->func_entry_data = data;
+    host.any_func_entry = true;
+    return QTRACE_INSTR_OK;
+}
+
+static int on_func_exit(const struct qtrace_instr_host *h,
+                        qtrace_instr_func_fn fn, void *data)
+{
+    struct instr_lib *lib = registering(h, fn);
+
+    if (!lib) {
+        return QTRACE_INSTR_EINVAL;
+    }
+    if (!host.calls) {
+        return QTRACE_INSTR_ENOTSUP;
+    }
+    lib->func_exit = fn;
+    lib->func_exit_data = data;
+    host.any_func_exit = true;
     return QTRACE_INSTR_OK;
 }
 
@@ -229,7 +266,14 @@ static void mem_trampoline(unsigned int vcpu, qemu_plugin_meminfo_t info,
     if (host.system_mode) {
         struct qemu_plugin_hwaddr *hw = qemu_plugin_get_hwaddr(info, vaddr);
 
-        if (hw && !qemu_plugin_hwaddr_is_io(hw)) {
+        if (hw && qemu_plugin_hwaddr_is_io(hw)) {
+            /*
+             * QEMU interns the name (a lock in GLib): paid on device
+             * accesses only, which take QEMU's own I/O path anyway.
+             */
+            access.is_io = true;
+            access.device = qemu_plugin_hwaddr_device_name(hw);
+        } else if (hw) {
             access.has_paddr = true;
             access.paddr = qemu_plugin_hwaddr_phys_addr(hw);
         }
@@ -412,6 +456,7 @@ static int emit(const struct qtrace_instr_host *h, unsigned int vcpu,
 void instr_host_fill(struct instr_lib *lib, const struct instr_env *env)
 {
     host.system_mode = env->system_mode;
+    host.calls = env->calls;
     host.emit_user = env->emit_user;
     host.mem_values = env->qemu_api >= 4 && qemu_plugin_mem_get_value;
     lib->host = (struct qtrace_instr_host){
@@ -437,6 +482,8 @@ void instr_host_fill(struct instr_lib *lib, const struct instr_env *env)
         .read_mem = read_mem,
         .read_reg = read_reg,
         .emit = emit,
+        .on_func_entry = on_func_entry,
+        .on_func_exit = on_func_exit,
     };
 }
 
@@ -507,6 +554,50 @@ void instr_syscall_ret(unsigned int vcpu, int64_t num, int64_t ret)
         if (instr_libs[i].syscall_ret) {
             instr_libs[i].syscall_ret(vcpu, num, ret,
                                       instr_libs[i].syscall_ret_data);
+        }
+    }
+}
+
+bool instr_wants_func_entry(void)
+{
+    return host.any_func_entry;
+}
+
+bool instr_wants_func_exit(void)
+{
+    return host.any_func_exit;
+}
+
+/*
+ * The symbol search is a binary search in tables read once (no lock, no
+ * allocation after the first call); system mode has no symbols.
+ */
+void instr_func_entry(unsigned int vcpu, struct qtrace_instr_func *func)
+{
+    size_t i;
+
+    if (!host.system_mode) {
+        symbol(func->entry, &func->name, NULL);
+    }
+    for (i = 0; i < instr_n_libs; i++) {
+        if (instr_libs[i].func_entry) {
+            instr_libs[i].func_entry(vcpu, func,
+                                     instr_libs[i].func_entry_data);
+        }
+    }
+}
+
+void instr_func_exit(unsigned int vcpu, struct qtrace_instr_func *func)
+{
+    size_t i;
+
+    if (!host.system_mode) {
+        symbol(func->entry, &func->name, NULL);
+    }
+    for (i = 0; i < instr_n_libs; i++) {
+        if (instr_libs[i].func_exit) {
+            instr_libs[i].func_exit(vcpu, func,
+                                    instr_libs[i].func_exit_data);
         }
     }
 }
