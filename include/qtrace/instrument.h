@@ -219,6 +219,13 @@ struct qtrace_instr_host {
                          qtrace_instr_func_fn fn, void *data);
     int (*on_func_exit)(const struct qtrace_instr_host *h,
                         qtrace_instr_func_fn fn, void *data);
+    /*
+     * API 1.1. The ELF file holding guest address addr, as the symbol
+     * call knows it (user mode: the program): its host path and load
+     * bias (run-time minus ELF address: 0 unless PIE). On OK, *path stays
+     * valid until fini. ENOENT outside it; ENOTSUP in system mode.
+     */
+    int (*image)(uint64_t addr, const char **path, uint64_t *bias);
 };
 
 /* Refusal messages for the host, one line, when init returns non-zero. */

@@ -351,6 +351,31 @@ static int symbol(uint64_t addr, const char **name, uint64_t *offset)
     return QTRACE_INSTR_OK;
 }
 
+static int image(uint64_t addr, const char **path, uint64_t *bias)
+{
+    struct qtrace_image img;
+    size_t i, n;
+
+    pthread_once(&guest_syms_once, load_guest_syms);
+    if (!guest_syms) {
+        return host.system_mode ? QTRACE_INSTR_ENOTSUP : QTRACE_INSTR_ENOENT;
+    }
+    n = qtrace_symbols_n_images(guest_syms);
+    for (i = 0; i < n; i++) {
+        qtrace_symbols_image(guest_syms, i, &img);
+        if (addr >= img.start && addr < img.end && img.loaded) {
+            if (path) {
+                *path = img.path;
+            }
+            if (bias) {
+                *bias = img.bias;
+            }
+            return QTRACE_INSTR_OK;
+        }
+    }
+    return QTRACE_INSTR_ENOENT;
+}
+
 /* One buffer per vCPU thread, so reads allocate only the first time. */
 static __thread GByteArray *read_buf;
 
@@ -484,6 +509,7 @@ void instr_host_fill(struct instr_lib *lib, const struct instr_env *env)
         .emit = emit,
         .on_func_entry = on_func_entry,
         .on_func_exit = on_func_exit,
+        .image = image,
     };
 }
 
