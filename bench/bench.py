@@ -52,6 +52,20 @@ MODES = [
      "instr-arg=out={dir}/counter.txt",
      "counts, and the example library counting blocks (one callback per "
      "executed block)"),
+    ("counts+instr-funcs",
+     "events=tb_count;tb_trans,instr={instr}/libqtrace-instr-calls.so,"
+     "instr-arg=out={dir}/calls.txt",
+     "counts, and the example library counting calls per function (the "
+     "call tracker, and a callback per function entry and exit)"),
+    ("counts+instr-cache",
+     "events=tb_count;tb_trans,instr={instr}/libqtrace-instr-cachesim.so,"
+     "instr-arg=out={dir}/cache.txt",
+     "counts, and the example L1 data cache simulator (a callback per "
+     "load and store)"),
+    ("counts+instr-cover",
+     "events=tb_count;tb_trans,instr={instr}/libqtrace-instr-coverage.so,"
+     "instr-arg=out={dir}/cover.txt",
+     "counts, and the example coverage collector (a callback per block)"),
     ("blocks", "events=tb_trans;exec_tb", "ordered block trace"),
     ("blocks+mem", "events=tb_trans;exec_tb;mem_access",
      "block trace and every memory access"),

@@ -513,12 +513,58 @@ void instr_host_fill(struct instr_lib *lib, const struct instr_env *env)
     };
 }
 
+/*
+ * Function names per vCPU, direct-mapped by entry address: the symbol
+ * search (two binary searches) would double the cost of a call event,
+ * and a program calls few functions often. Each vCPU's is written by its
+ * own thread only; allocated at vcpu_init, never per event.
+ */
+#define NAME_SLOTS 256u             /* a power of two */
+#define NAME_MAX_VCPUS 4096u        /* as the plugin's vCPU table */
+
+struct name_slot {
+    uint64_t entry;                 /* 0: empty */
+    const char *name;               /* NULL: no symbol */
+};
+
+static struct name_slot *name_cache[NAME_MAX_VCPUS];
+
+static void name_cache_alloc(unsigned int vcpu)
+{
+    if ((host.any_func_entry || host.any_func_exit) && !host.system_mode &&
+        vcpu < NAME_MAX_VCPUS && !name_cache[vcpu]) {
+        name_cache[vcpu] = calloc(NAME_SLOTS, sizeof(struct name_slot));
+    }
+}
+
+static const char *func_name(unsigned int vcpu, uint64_t entry)
+{
+    struct name_slot *slot;
+    const char *name = NULL;
+
+    if (host.system_mode) {
+        return NULL;
+    }
+    if (vcpu >= NAME_MAX_VCPUS || !name_cache[vcpu]) {
+        symbol(entry, &name, NULL);
+        return name;
+    }
+    slot = &name_cache[vcpu][(entry ^ (entry >> 8)) & (NAME_SLOTS - 1)];
+    if (slot->entry != entry) {
+        symbol(entry, &name, NULL);
+        slot->entry = entry;
+        slot->name = name;
+    }
+    return slot->name;
+}
+
 /* ---- the plugin's hooks ---- */
 
 void instr_vcpu_init(unsigned int vcpu)
 {
     size_t i;
 
+    name_cache_alloc(vcpu);
     for (i = 0; host.any_vcpu && i < instr_n_libs; i++) {
         if (instr_libs[i].vcpu_init) {
             instr_libs[i].vcpu_init(vcpu, instr_libs[i].vcpu_init_data);
@@ -594,17 +640,11 @@ bool instr_wants_func_exit(void)
     return host.any_func_exit;
 }
 
-/*
- * The symbol search is a binary search in tables read once (no lock, no
- * allocation after the first call); system mode has no symbols.
- */
 void instr_func_entry(unsigned int vcpu, struct qtrace_instr_func *func)
 {
     size_t i;
 
-    if (!host.system_mode) {
-        symbol(func->entry, &func->name, NULL);
-    }
+    func->name = func_name(vcpu, func->entry);
     for (i = 0; i < instr_n_libs; i++) {
         if (instr_libs[i].func_entry) {
             instr_libs[i].func_entry(vcpu, func,
@@ -617,9 +657,7 @@ void instr_func_exit(unsigned int vcpu, struct qtrace_instr_func *func)
 {
     size_t i;
 
-    if (!host.system_mode) {
-        symbol(func->entry, &func->name, NULL);
-    }
+    func->name = func_name(vcpu, func->entry);
     for (i = 0; i < instr_n_libs; i++) {
         if (instr_libs[i].func_exit) {
             instr_libs[i].func_exit(vcpu, func,
