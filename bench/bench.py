@@ -52,6 +52,11 @@ MODES = [
      "instr-arg=out={dir}/counter.txt",
      "counts, and the example library counting blocks (one callback per "
      "executed block)"),
+    ("counts+instr-funcs-null",
+     "events=tb_count;tb_trans,instr={instr}/libqtrace-instr-null.so,"
+     "instr-arg=funcs",
+     "counts, and a library with empty function entry and exit callbacks "
+     "(the call tracker and the host's hand-off)"),
     ("counts+instr-funcs",
      "events=tb_count;tb_trans,instr={instr}/libqtrace-instr-calls.so,"
      "instr-arg=out={dir}/calls.txt",
