@@ -6,8 +6,9 @@
 # out instruction that ends QEMU (every jump goes to the next function
 # or back in a loop), so the source lines hit are exactly the lines
 # holding an instruction from _start: to that out, read from the .S
-# here, and the hlt after it: the example counts a block whole, and
-# QEMU's block holding the out ends at the hlt. The loops' lines run as
+# here. The hlt after it is left out of the comparison: the example
+# counts a block whole, and QEMU's block holding the out may or may not
+# run on to the hlt (seen both ways on 10.0). The loops' lines run as
 # often as the guest's construction says; genhtml accepts the tracefile.
 # The reset vector runs at 0xfffffff0, the top-of-memory alias of its
 # 0xffff0 in the ELF file: per address it is there once, in the lines it
@@ -19,17 +20,16 @@
 COVERAGE="$INSTR_EXAMPLES/libqtrace-instr-coverage.so"
 SRC=$(cd "$(dirname "$0")/../guests" && pwd)/bare-x86_64.S
 
-# The lines of the .S with an instruction, from _start: to the out and
-# the hlt after it: comments, labels and directives removed, something
-# must be left.
+# The lines of the .S with an instruction, from _start: to the out:
+# comments, labels and directives removed, something must be left.
 awk '/^_start:/ { on = 1; next }
     on {
         t = $0; sub(/\/\*.*/, "", t)
         sub(/^[ \t]*([0-9]+|[A-Za-z_.0-9]+):/, "", t)
         if (t ~ /^[ \t]*[a-z]/) print NR
-        if (t ~ /^[ \t]*out[ \t]/) out = 1
-        if (out && t ~ /^[ \t]*hlt/) exit
+        if (t ~ /^[ \t]*out[ \t]/) exit
     }' "$SRC" > "$WORK/expected.lines"
+HLT=$(awk 'f && /hlt/ { print NR; exit } /^[ \t]*out[ \t]/ { f = 1 }' "$SRC")
 # line_of TEXT: the line of the .S holding TEXT (a comment).
 line_of() { grep -nF "$1" "$SRC" | head -1 | cut -d: -f1; }
 
@@ -40,8 +40,8 @@ while read -r label qemu fw; do
     run_bare "$qemu" "$fw" "out=$WORK/t.qtr,instr=$COVERAGE,instr-arg=elf=$BARE_ELF,instr-arg=lcov=$WORK/$label.info,instr-arg=out=$WORK/$label.cov"
     check_eq "$label: QEMU's exit status (the guest's)" \
         "$(expect_get exit)" "$status"
-    awk -F'[:,]' '/^DA:/ && $3 > 0 { print $2 }' "$WORK/$label.info" \
-        > "$WORK/$label.lines"
+    awk -F'[:,]' -v hlt="$HLT" '/^DA:/ && $3 > 0 && $2 != hlt { print $2 }' \
+        "$WORK/$label.info" > "$WORK/$label.lines"
     check_eq "$label: number of lines hit" \
         "$(wc -l < "$WORK/expected.lines")" "$(wc -l < "$WORK/$label.lines")"
     check_eq "$label: lines hit" "" \
