@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The cache simulator example in system mode, from the same .so, on QEMU
 # 7.2 and 10.0: the bare-metal x86 guest (tests/guests/bare-x86_64.S),
-# its access patterns only (range= from thrash to finish, by nm). The
+# its access patterns only (range= from thrash to calls, by nm). The
 # references, misses per geometry and device accesses must be the
 # guest's construction (bare-x86_64.expect): the I/O APIC register read
 # is a device access (is_io) named "ioapic", and is kept out of the cache.
@@ -12,7 +12,7 @@
 [ -f "$BARE_BIN" ] || skip "guest bare-x86_64 not built (no x86_64 compiler)"
 command -v nm > /dev/null 2>&1 || skip "nm not installed (binutils)"
 CACHESIM="$INSTR_EXAMPLES/libqtrace-instr-cachesim.so"
-RANGE="$(bare_sym thrash)-$(bare_sym finish)"
+RANGE="$(bare_sym thrash)-$(bare_sym calls)"
 
 refs=0
 for f in thrash cold_read warm_read cold_write; do

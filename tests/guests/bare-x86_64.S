@@ -5,8 +5,9 @@
  * the 64 KiB firmware image itself, so no other code runs. From the reset
  * vector it enters 32-bit protected mode (flat segments, no paging: a
  * virtual address is the physical one), then runs the access patterns
- * of cache-x86_64.S over its own regions of RAM, reads one device
- * register, and ends QEMU through isa-debug-exit. No stack is used.
+ * of cache-x86_64.S over its own regions of RAM, reads two device
+ * registers, makes three calls, and ends QEMU through isa-debug-exit.
+ * Only the calls use a stack.
  *
  * Known by construction (bare-x86_64.expect holds the numbers):
  *   image     linked at 0xf0000 (bare.ld), the reset vector at 0xffff0
@@ -22,6 +23,9 @@
  *             page, which QEMU names "ioapic"), then the HPET's main
  *             counter (0xfed000f0, in a 1 KiB region: QEMU 7.2 and 10.0
  *             name the page's container "anon" and a number instead)
+ *   calls     then, with a stack at 0x9000, calls leaf 3 times (the only
+ *             calls: each a call and a return, at depth 1; a store and a
+ *             load on the stack each)
  *   exit      writes 0x10 to port 0xf4: QEMU exits with (0x10 << 1) | 1
  *             = 33
  * Misses (LRU, per geometry) are those of cache-x86_64.S, cold_write's
@@ -97,8 +101,23 @@ cold_write:
 device:
     mov     0xfec00000, %eax            /* I/O APIC index register */
     mov     0xfed000f0, %eax            /* HPET main counter */
-    jmp     finish
+    jmp     calls
     .size   device, . - device
+
+    .type   calls, @function
+calls:
+    mov     $0x9000, %esp               /* a stack, for the calls only */
+    mov     $3, %ecx
+1:  call    leaf                        /* 3 calls, at depth 1 */
+    dec     %ecx
+    jnz     1b
+    jmp     finish
+    .size   calls, . - calls
+
+    .type   leaf, @function
+leaf:
+    ret
+    .size   leaf, . - leaf
 
     .type   finish, @function
 finish:
