@@ -27,7 +27,8 @@
 /*
  * A new major breaks libraries built for the older one (the host refuses
  * a library whose major differs from its own); a new minor only adds
- * members at the end of struct qtrace_instr_host.
+ * members at the end of struct qtrace_instr_host and of the structures
+ * the host passes (1.1: function callbacks, image, is_io and device).
  */
 #define QTRACE_INSTR_API_MAJOR 1
 #define QTRACE_INSTR_API_MINOR 1
