@@ -59,6 +59,25 @@ MODES = [
      "events=tb_count;tb_trans,instr={instr}/libqtrace-qi-seed-example.so",
      "counts, and the qemu-instr proposal's example (every translated "
      "access traced, a callback per executed store)"),
+    ("counts+instr-funcs-null",
+     "events=tb_count;tb_trans,instr={instr}/libqtrace-instr-null.so,"
+     "instr-arg=funcs",
+     "counts, and a library with empty function entry and exit callbacks "
+     "(the call tracker and the host's hand-off)"),
+    ("counts+instr-funcs",
+     "events=tb_count;tb_trans,instr={instr}/libqtrace-instr-calls.so,"
+     "instr-arg=out={dir}/calls.txt",
+     "counts, and the example library counting calls per function (the "
+     "call tracker, and a callback per function entry and exit)"),
+    ("counts+instr-cache",
+     "events=tb_count;tb_trans,instr={instr}/libqtrace-instr-cachesim.so,"
+     "instr-arg=out={dir}/cache.txt",
+     "counts, and the example L1 data cache simulator (a callback per "
+     "load and store)"),
+    ("counts+instr-cover",
+     "events=tb_count;tb_trans,instr={instr}/libqtrace-instr-coverage.so,"
+     "instr-arg=out={dir}/cover.txt",
+     "counts, and the example coverage collector (a callback per block)"),
     ("blocks", "events=tb_trans;exec_tb", "ordered block trace"),
     ("blocks+mem", "events=tb_trans;exec_tb;mem_access",
      "block trace and every memory access"),

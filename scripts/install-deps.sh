@@ -16,7 +16,7 @@ gcc-arm-linux-gnueabihf libc6-dev-armhf-cross
 binutils-aarch64-linux-gnu
 ca-certificates
 python3 strace uftrace zstd time
-valgrind libc6-dbg
+valgrind libc6-dbg lcov
 liblttng-ust-dev lttng-tools babeltrace2 systemtap-sdt-dev bpftrace
 clang libclang-rt-14-dev
 "

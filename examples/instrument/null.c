@@ -4,7 +4,10 @@
  * and asks for nothing at execution time: what hosting a library costs
  * by itself (bench/bench.py mode counts+instr).
  *
- * Arguments: fail makes init refuse, to show how a refusal reads.
+ * Arguments: fail makes init refuse, to show how a refusal reads; funcs
+ * also registers empty function entry and exit callbacks (API 1.1): what
+ * the call tracker and the host's hand-off cost (bench mode
+ * counts+instr-funcs-null).
  */
 #include <stdio.h>
 #include <string.h>
@@ -26,6 +29,14 @@ static void block_translated(struct qtrace_instr_tb *tb, void *data)
     }
 }
 
+static void func_event(unsigned int vcpu, const struct qtrace_instr_func *f,
+                       void *data)
+{
+    (void)vcpu;
+    (void)f;
+    (void)data;
+}
+
 int qtrace_instr_init(const struct qtrace_instr_host *h, int argc,
                       const char **argv, char *errmsg)
 {
@@ -34,5 +45,12 @@ int qtrace_instr_init(const struct qtrace_instr_host *h, int argc,
         return 1;
     }
     host = h;
+    if (argc > 0 && strcmp(argv[0], "funcs") == 0 &&
+        h->api_version >= QTRACE_INSTR_API_VERSION &&
+        (h->on_func_entry(h, func_event, NULL) != QTRACE_INSTR_OK ||
+         h->on_func_exit(h, func_event, NULL) != QTRACE_INSTR_OK)) {
+        snprintf(errmsg, QTRACE_INSTR_ERRMSG_MAX, "no function callbacks");
+        return 1;
+    }
     return h->on_tb_trans(h, block_translated, NULL);
 }

@@ -27,10 +27,11 @@
 /*
  * A new major breaks libraries built for the older one (the host refuses
  * a library whose major differs from its own); a new minor only adds
- * members at the end of struct qtrace_instr_host.
+ * members at the end of struct qtrace_instr_host and of the structures
+ * the host passes (1.1: function callbacks, image, is_io and device).
  */
 #define QTRACE_INSTR_API_MAJOR 1
-#define QTRACE_INSTR_API_MINOR 0
+#define QTRACE_INSTR_API_MINOR 1
 #define QTRACE_INSTR_API_VERSION \
     ((uint32_t)QTRACE_INSTR_API_MAJOR << 16 | QTRACE_INSTR_API_MINOR)
 
@@ -58,6 +59,12 @@ struct qtrace_instr_mem {
     bool big_endian;
     bool has_value;
     bool has_paddr;
+    /* API 1.1: */
+    bool is_io;                 /* system mode: the access reached a
+                                   device (MMIO), not RAM */
+    const char *device;         /* if is_io: the device's memory region
+                                   name as QEMU has it ("hpet"); else NULL.
+                                   Valid until fini */
 };
 
 /* Which accesses a memory callback wants. */
@@ -86,6 +93,40 @@ typedef void (*qtrace_instr_syscall_fn)(unsigned int vcpu, int64_t num,
                                         const uint64_t args[8], void *data);
 typedef void (*qtrace_instr_syscall_ret_fn)(unsigned int vcpu, int64_t num,
                                             int64_t ret, void *data);
+
+/*
+ * API 1.1: a function call or return as qtrace's call tracker sees it
+ * (docs/calls.md: call, return and tail-call instructions and a shadow
+ * stack per vCPU; the same events as the func_entry / func_exit records).
+ */
+struct qtrace_instr_func {
+    uint64_t entry;             /* the function's first address */
+    uint64_t from;              /* entry: the call or jump instruction
+                                   (0: none, a signal handler); exit: 0 */
+    uint64_t to;                /* exit: where execution goes on (0 at
+                                   the vCPU's end); entry: 0 */
+    uint64_t return_addr;       /* the frame's return address, after its
+                                   call instruction (0: unknown) */
+    uint64_t icount;            /* the vCPU's instruction count then */
+    const char *name;           /* symbol holding entry, as the symbol
+                                   call finds it; NULL if none */
+    uint32_t depth;             /* the frame's depth, 1: outermost */
+    uint8_t kind;               /* QTRACE_INSTR_FUNC_* below */
+};
+
+/* kind of an entry */
+#define QTRACE_INSTR_FUNC_CALL 0        /* a call instruction */
+#define QTRACE_INSTR_FUNC_TAIL 1        /* a tail call: replaces the frame */
+#define QTRACE_INSTR_FUNC_SIGNAL 2      /* a signal handler QEMU entered */
+/* kind of an exit */
+#define QTRACE_INSTR_FUNC_RETURN 0      /* a return instruction */
+#define QTRACE_INSTR_FUNC_UNWOUND 1     /* left without return (longjmp) */
+#define QTRACE_INSTR_FUNC_REPLACED 2    /* replaced by a tail call */
+#define QTRACE_INSTR_FUNC_END 3         /* still open when the vCPU ended */
+
+typedef void (*qtrace_instr_func_fn)(unsigned int vcpu,
+                                     const struct qtrace_instr_func *func,
+                                     void *data);
 
 /*
  * The host's calls. One per library: every call takes it as first
@@ -165,6 +206,27 @@ struct qtrace_instr_host {
      */
     int (*emit)(const struct qtrace_instr_host *h, unsigned int vcpu,
                 uint32_t id, const uint64_t *values, unsigned int n);
+
+    /*
+     * API 1.1 (a library checks api_version before using them).
+     * Function entries and exits, from qtrace_instr_init only, as
+     * on_vcpu_init: registering either turns the call tracker on (one
+     * callback per executed block while it runs), even when func_entry
+     * and func_exit are not recorded. Called on the vCPU's thread, exits
+     * innermost first. ENOTSUP when qtrace has no call decoder for the
+     * target.
+     */
+    int (*on_func_entry)(const struct qtrace_instr_host *h,
+                         qtrace_instr_func_fn fn, void *data);
+    int (*on_func_exit)(const struct qtrace_instr_host *h,
+                        qtrace_instr_func_fn fn, void *data);
+    /*
+     * API 1.1. The ELF file holding guest address addr, as the symbol
+     * call knows it (user mode: the program): its host path and load
+     * bias (run-time minus ELF address: 0 unless PIE). On OK, *path stays
+     * valid until fini. ENOENT outside it; ENOTSUP in system mode.
+     */
+    int (*image)(uint64_t addr, const char **path, uint64_t *bias);
 };
 
 /* Refusal messages for the host, one line, when init returns non-zero. */

@@ -17,6 +17,8 @@
 #include "pack.h"
 #include "calls-decode.h"
 #include "entries.h"
+#include "instrument/instr.h"
+#include "qtrace/instrument.h"
 
 #define LAND_SLOTS 1024u            /* return sites remembered per vCPU */
 
@@ -43,6 +45,7 @@ struct land {
 
 struct calls_vcpu {
     struct calls_hot *hot;          /* in the plugin's vCPU slot */
+    unsigned int vcpu;              /* its index */
     struct vbuf *vb;
     uint8_t pend_class;             /* enum calls_class of the branch */
     uint64_t pend_pc;               /* the branch instruction */
@@ -65,6 +68,8 @@ static struct {
     const struct calls_abi *abi;
     bool want_entry;
     bool want_exit;
+    bool instr_entry;               /* a library asked for entries */
+    bool instr_exit;                /* ... for exits */
     pthread_mutex_t sites_lock;     /* return-site set, translation time */
     uint64_t *sites;                /* open addressing, 0 = empty */
     size_t sites_cap;               /* a power of two */
@@ -112,11 +117,36 @@ static void emit_func(struct calls_vcpu *cv, uint16_t id, uint64_t pc,
     r->kind = kind;
 }
 
+/*
+ * The same event for the instrumentation libraries that asked for it.
+ * Only frames that have a record reach here (depth <= CALLS_MAX_DEPTH),
+ * so the frame of that depth is the event's.
+ */
+static struct qtrace_instr_func instr_func_of(const struct calls_vcpu *cv,
+                                              uint64_t pc, uint32_t depth,
+                                              uint8_t kind, uint64_t time)
+{
+    return (struct qtrace_instr_func){
+        .entry = pc,
+        .return_addr = cv->frames[depth - 1].ret,
+        .icount = time,
+        .depth = depth,
+        .kind = kind,
+    };
+}
+
 static void emit_entry(struct calls_vcpu *cv, uint64_t pc, uint64_t from,
                        uint32_t depth, uint8_t kind, uint64_t time)
 {
     if (cs.want_entry) {
         emit_func(cv, QTRACE_EV_FUNC_ENTRY, pc, from, depth, kind, time);
+    }
+    if (cs.instr_entry) {
+        struct qtrace_instr_func f = instr_func_of(cv, pc, depth, kind,
+                                                   time);
+
+        f.from = from;
+        instr_func_entry(cv->vcpu, &f);
     }
 }
 
@@ -125,6 +155,13 @@ static void emit_exit(struct calls_vcpu *cv, uint64_t pc, uint64_t to,
 {
     if (cs.want_exit) {
         emit_func(cv, QTRACE_EV_FUNC_EXIT, pc, to, depth, kind, time);
+    }
+    if (cs.instr_exit) {
+        struct qtrace_instr_func f = instr_func_of(cv, pc, depth, kind,
+                                                   time);
+
+        f.to = to;
+        instr_func_exit(cv->vcpu, &f);
     }
 }
 
@@ -480,6 +517,7 @@ void calls_vcpu_start(unsigned int vcpu, struct vbuf *vb,
     hot->sys_tb = NULL;
     hot->sys_end = ~0ull;
     cv->hot = hot;
+    cv->vcpu = vcpu;
     cv->vb = vb;
     cv->depth = 0;
     cv->sigreturn_skip = 0;
@@ -670,15 +708,23 @@ void calls_tb_trans(struct qemu_plugin_tb *tb, struct tb_info *ti)
     }
 }
 
-bool calls_setup(const char *target, bool want_entry, bool want_exit)
+bool calls_available(const char *target)
+{
+    return calls_abi_of(target) != NULL;
+}
+
+bool calls_setup(const char *target, bool want_entry, bool want_exit,
+                 bool instr_entry, bool instr_exit)
 {
     const struct calls_abi *abi = calls_abi_of(target);
 
-    if (!abi || (!want_entry && !want_exit)) {
+    if (!abi || (!want_entry && !want_exit && !instr_entry && !instr_exit)) {
         return false;
     }
     cs.abi = abi;
     cs.want_entry = want_entry;
     cs.want_exit = want_exit;
+    cs.instr_entry = instr_entry;
+    cs.instr_exit = instr_exit;
     return true;
 }

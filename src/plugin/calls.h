@@ -43,10 +43,16 @@ struct calls_hot {
 
 /*
  * At install: track calls for QEMU target `target`, recording func_entry
- * and/or func_exit. Returns false (and tracks nothing) when there is no
- * decoder for the target.
+ * and/or func_exit (want_*) and handing them to the instrumentation
+ * libraries (instr_*: instr_func_entry / instr_func_exit). Returns false
+ * (and tracks nothing) when there is no decoder for the target or
+ * nothing is wanted.
  */
-bool calls_setup(const char *target, bool want_entry, bool want_exit);
+bool calls_setup(const char *target, bool want_entry, bool want_exit,
+                 bool instr_entry, bool instr_exit);
+
+/* Whether there is a decoder for QEMU target `target`. */
+bool calls_available(const char *target);
 
 /*
  * A vCPU starts (vcpu_init): empty stack, records go to vb; hot is the

@@ -946,6 +946,21 @@ static bool needs_icount(const struct evsel *sel)
     return false;
 }
 
+/*
+ * Whether user_event is recorded: the libraries learn it when they load,
+ * before the rest is chosen (choose_instrumentation needs to know what
+ * they registered).
+ */
+static void choose_user_event(void)
+{
+    if (qt.opts.n_instr && !qt.opts.events_given) {
+        /* What a loaded library writes is recorded unless events= says. */
+        evsel_enable(&qt.opts.sel, QTRACE_EV_USER_EVENT);
+    }
+    qt.trace_user_event = evsel_is_enabled(&qt.opts.sel,
+                                           QTRACE_EV_USER_EVENT);
+}
+
 /* Turn the selection into the flags the callbacks test. */
 static void choose_instrumentation(void)
 {
@@ -975,15 +990,13 @@ static void choose_instrumentation(void)
                     evsel_is_enabled(sel, QTRACE_EV_VCPU_EXIT);
     qt.trace_syscall = evsel_is_enabled(sel, QTRACE_EV_SYSCALL);
     qt.trace_syscall_ret = evsel_is_enabled(sel, QTRACE_EV_SYSCALL_RET);
-    if (qt.opts.n_instr && !qt.opts.events_given) {
-        /* What a loaded library writes is recorded unless events= says. */
-        evsel_enable(sel, QTRACE_EV_USER_EVENT);
-    }
     qt.trace_order = evsel_is_enabled(sel, QTRACE_EV_ORDER);
-    qt.trace_user_event = evsel_is_enabled(sel, QTRACE_EV_USER_EVENT);
+    /* Libraries that ask for function entries or exits get the tracker. */
     qt.trace_calls = calls_setup(qt.target,
                                  evsel_is_enabled(sel, QTRACE_EV_FUNC_ENTRY),
-                                 evsel_is_enabled(sel, QTRACE_EV_FUNC_EXIT));
+                                 evsel_is_enabled(sel, QTRACE_EV_FUNC_EXIT),
+                                 instr_wants_func_entry(),
+                                 instr_wants_func_exit());
     if (!qt.trace_calls &&
         (evsel_is_enabled(sel, QTRACE_EV_FUNC_ENTRY) ||
          evsel_is_enabled(sel, QTRACE_EV_FUNC_EXIT))) {
@@ -1180,7 +1193,7 @@ int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
         return -1;
     }
     memcpy(backend_events, qt.opts.sel.on, sizeof(backend_events));
-    choose_instrumentation();
+    choose_user_event();
     /* Before any thread starts: a refused library leaves nothing behind. */
     if (instr_load_all(qt.opts.instr, qt.opts.n_instr, &(struct instr_env){
             .target = qt.target, .system_mode = qt.system_mode,
@@ -1188,11 +1201,12 @@ int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
             .emit_user = qt.trace_user_event ? emit_user_event : NULL,
             .emit_user_trans = qt.trace_user_event ? emit_user_event_trans :
                                                      NULL,
-            .flush_translations = flush_translations },
-            &err) < 0) {
+            .flush_translations = flush_translations,
+            .calls = calls_available(qt.target) }, &err) < 0) {
         fprintf(stderr, "qtrace: %s\n", err.msg);
         return -1;
     }
+    choose_instrumentation();
     mem_setup(&(struct mem_cfg){
         .packets = qt.pack_mem, .system_mode = qt.system_mode,
         .values = qt.mem_values,

@@ -35,6 +35,9 @@ static struct {
     bool any_tb_trans;
     bool any_vcpu;
     bool any_syscall;
+    bool calls;                 /* the call tracker follows this target */
+    bool any_func_entry;
+    bool any_func_exit;
     void (*emit_user)(unsigned int vcpu, uint32_t lib, uint32_t id,
                       const uint64_t values[4]);
 } host;
@@ -122,6 +125,40 @@ static int on_syscall_ret(const struct qtrace_instr_host *h,
     lib->syscall_ret = fn;
     lib->syscall_ret_data = data;
     host.any_syscall = true;
+    return QTRACE_INSTR_OK;
+}
+
+static int on_func_entry(const struct qtrace_instr_host *h,
+                         qtrace_instr_func_fn fn, void *data)
+{
+    struct instr_lib *lib = registering(h, fn);
+
+    if (!lib) {
+        return QTRACE_INSTR_EINVAL;
+    }
+    if (!host.calls) {
+        return QTRACE_INSTR_ENOTSUP;
+    }
+    lib->func_entry = fn;
+    lib->func_entry_data = data;
+    host.any_func_entry = true;
+    return QTRACE_INSTR_OK;
+}
+
+static int on_func_exit(const struct qtrace_instr_host *h,
+                        qtrace_instr_func_fn fn, void *data)
+{
+    struct instr_lib *lib = registering(h, fn);
+
+    if (!lib) {
+        return QTRACE_INSTR_EINVAL;
+    }
+    if (!host.calls) {
+        return QTRACE_INSTR_ENOTSUP;
+    }
+    lib->func_exit = fn;
+    lib->func_exit_data = data;
+    host.any_func_exit = true;
     return QTRACE_INSTR_OK;
 }
 
@@ -236,7 +273,14 @@ static void mem_trampoline(unsigned int vcpu, qemu_plugin_meminfo_t info,
     if (host.system_mode) {
         struct qemu_plugin_hwaddr *hw = qemu_plugin_get_hwaddr(info, vaddr);
 
-        if (hw && !qemu_plugin_hwaddr_is_io(hw)) {
+        if (hw && qemu_plugin_hwaddr_is_io(hw)) {
+            /*
+             * QEMU interns the name (a lock in GLib): paid on device
+             * accesses only, which take QEMU's own I/O path anyway.
+             */
+            access.is_io = true;
+            access.device = qemu_plugin_hwaddr_device_name(hw);
+        } else if (hw) {
             access.has_paddr = true;
             access.paddr = qemu_plugin_hwaddr_phys_addr(hw);
         }
@@ -320,6 +364,31 @@ static int symbol(uint64_t addr, const char **name, uint64_t *offset)
         *name = found;
     }
     return QTRACE_INSTR_OK;
+}
+
+static int image(uint64_t addr, const char **path, uint64_t *bias)
+{
+    struct qtrace_image img;
+    size_t i, n;
+
+    pthread_once(&guest_syms_once, load_guest_syms);
+    if (!guest_syms) {
+        return host.system_mode ? QTRACE_INSTR_ENOTSUP : QTRACE_INSTR_ENOENT;
+    }
+    n = qtrace_symbols_n_images(guest_syms);
+    for (i = 0; i < n; i++) {
+        qtrace_symbols_image(guest_syms, i, &img);
+        if (addr >= img.start && addr < img.end && img.loaded) {
+            if (path) {
+                *path = img.path;
+            }
+            if (bias) {
+                *bias = img.bias;
+            }
+            return QTRACE_INSTR_OK;
+        }
+    }
+    return QTRACE_INSTR_ENOENT;
 }
 
 /* One buffer per vCPU thread, so reads allocate only the first time. */
@@ -427,6 +496,7 @@ static int emit(const struct qtrace_instr_host *h, unsigned int vcpu,
 void instr_host_fill(struct instr_lib *lib, const struct instr_env *env)
 {
     host.system_mode = env->system_mode;
+    host.calls = env->calls;
     host.emit_user = env->emit_user;
     host.mem_values = env->qemu_api >= 4 && qemu_plugin_mem_get_value;
     host.mem_rw_unreliable = env->qemu_api < 2;
@@ -453,7 +523,55 @@ void instr_host_fill(struct instr_lib *lib, const struct instr_env *env)
         .read_mem = read_mem,
         .read_reg = read_reg,
         .emit = emit,
+        .on_func_entry = on_func_entry,
+        .on_func_exit = on_func_exit,
+        .image = image,
     };
+}
+
+/*
+ * Function names per vCPU, direct-mapped by entry address: the symbol
+ * search (two binary searches) would double the cost of a call event,
+ * and a program calls few functions often. Each vCPU's is written by its
+ * own thread only; allocated at vcpu_init, never per event.
+ */
+#define NAME_SLOTS 256u             /* a power of two */
+#define NAME_MAX_VCPUS 4096u        /* as the plugin's vCPU table */
+
+struct name_slot {
+    uint64_t entry;                 /* 0: empty */
+    const char *name;               /* NULL: no symbol */
+};
+
+static struct name_slot *name_cache[NAME_MAX_VCPUS];
+
+static void name_cache_alloc(unsigned int vcpu)
+{
+    if ((host.any_func_entry || host.any_func_exit) && !host.system_mode &&
+        vcpu < NAME_MAX_VCPUS && !name_cache[vcpu]) {
+        name_cache[vcpu] = calloc(NAME_SLOTS, sizeof(struct name_slot));
+    }
+}
+
+static const char *func_name(unsigned int vcpu, uint64_t entry)
+{
+    struct name_slot *slot;
+    const char *name = NULL;
+
+    if (host.system_mode) {
+        return NULL;
+    }
+    if (vcpu >= NAME_MAX_VCPUS || !name_cache[vcpu]) {
+        symbol(entry, &name, NULL);
+        return name;
+    }
+    slot = &name_cache[vcpu][(entry ^ (entry >> 8)) & (NAME_SLOTS - 1)];
+    if (slot->entry != entry) {
+        symbol(entry, &name, NULL);
+        slot->entry = entry;
+        slot->name = name;
+    }
+    return slot->name;
 }
 
 /* ---- the plugin's hooks ---- */
@@ -462,6 +580,7 @@ void instr_vcpu_init(unsigned int vcpu)
 {
     size_t i;
 
+    name_cache_alloc(vcpu);
     for (i = 0; host.any_vcpu && i < instr_n_libs; i++) {
         if (instr_libs[i].vcpu_init) {
             instr_libs[i].vcpu_init(vcpu, instr_libs[i].vcpu_init_data);
@@ -531,4 +650,40 @@ struct qemu_plugin_insn *instr_host_insn(const struct qtrace_instr_tb *tb,
                                          uint32_t i)
 {
     return tb ? insn_of(tb, i) : NULL;
+}
+
+bool instr_wants_func_entry(void)
+{
+    return host.any_func_entry;
+}
+
+bool instr_wants_func_exit(void)
+{
+    return host.any_func_exit;
+}
+
+void instr_func_entry(unsigned int vcpu, struct qtrace_instr_func *func)
+{
+    size_t i;
+
+    func->name = func_name(vcpu, func->entry);
+    for (i = 0; i < instr_n_libs; i++) {
+        if (instr_libs[i].func_entry) {
+            instr_libs[i].func_entry(vcpu, func,
+                                     instr_libs[i].func_entry_data);
+        }
+    }
+}
+
+void instr_func_exit(unsigned int vcpu, struct qtrace_instr_func *func)
+{
+    size_t i;
+
+    func->name = func_name(vcpu, func->entry);
+    for (i = 0; i < instr_n_libs; i++) {
+        if (instr_libs[i].func_exit) {
+            instr_libs[i].func_exit(vcpu, func,
+                                    instr_libs[i].func_exit_data);
+        }
+    }
 }

@@ -27,6 +27,10 @@ struct instr_lib {
     void *syscall_data;
     qtrace_instr_syscall_ret_fn syscall_ret;
     void *syscall_ret_data;
+    qtrace_instr_func_fn func_entry;
+    void *func_entry_data;
+    qtrace_instr_func_fn func_exit;
+    void *func_exit_data;
 };
 
 /* The libraries loaded, in load order; set once at install. */

@@ -39,6 +39,7 @@ struct instr_env {
      * running blocks end first). Any thread.
      */
     void (*flush_translations)(void);
+    bool calls;         /* the call tracker can follow this target */
 };
 
 /*
@@ -58,5 +59,17 @@ void instr_vcpu_exit(unsigned int vcpu);
 void instr_tb_trans(struct qemu_plugin_tb *tb);
 void instr_syscall(unsigned int vcpu, int64_t num, const uint64_t args[8]);
 void instr_syscall_ret(unsigned int vcpu, int64_t num, int64_t ret);
+
+/*
+ * Whether a library registered on_func_entry / on_func_exit: the plugin
+ * then runs its call tracker, which hands each entry and exit to
+ * instr_func_entry / instr_func_exit on the vCPU's thread (no lock, no
+ * allocation there). The host fills func->name.
+ */
+bool instr_wants_func_entry(void);
+bool instr_wants_func_exit(void);
+struct qtrace_instr_func;
+void instr_func_entry(unsigned int vcpu, struct qtrace_instr_func *func);
+void instr_func_exit(unsigned int vcpu, struct qtrace_instr_func *func);
 
 #endif /* QTRACE_PLUGIN_INSTR_H */
