@@ -30,7 +30,7 @@
  * members at the end of struct qtrace_instr_host.
  */
 #define QTRACE_INSTR_API_MAJOR 1
-#define QTRACE_INSTR_API_MINOR 0
+#define QTRACE_INSTR_API_MINOR 1
 #define QTRACE_INSTR_API_VERSION \
     ((uint32_t)QTRACE_INSTR_API_MAJOR << 16 | QTRACE_INSTR_API_MINOR)
 
@@ -86,6 +86,20 @@ typedef void (*qtrace_instr_syscall_fn)(unsigned int vcpu, int64_t num,
                                         const uint64_t args[8], void *data);
 typedef void (*qtrace_instr_syscall_ret_fn)(unsigned int vcpu, int64_t num,
                                             int64_t ret, void *data);
+
+/*
+ * A library's own events (API 1.1), as qtrace-tracetool --instr=LIB
+ * generates them from the library's trace-events file: its catalog
+ * lines, each named LIB:EVENT, and the bytes each record's arguments
+ * take. See docs/instrument.md, "The library's own events".
+ */
+struct qtrace_instr_events {
+    const char *lib;                /* C identifier, at most 31 chars */
+    const char *catalog;            /* trace-events lines, LIB:EVENT(...) */
+    uint32_t n_events;              /* lines in catalog; index 1..n */
+    const uint16_t *payload_bytes;  /* per event: fixed part after the
+                                       16-byte record header */
+};
 
 /*
  * The host's calls. One per library: every call takes it as first
@@ -165,6 +179,25 @@ struct qtrace_instr_host {
      */
     int (*emit)(const struct qtrace_instr_host *h, unsigned int vcpu,
                 uint32_t id, const uint64_t *values, unsigned int n);
+
+    /*
+     * API 1.1: the library's own events, registered from
+     * qtrace_instr_init only, once, before the trace's catalog is
+     * written. EINVAL for a catalog the host cannot parse, a name
+     * another library registered, or a second call.
+     */
+    int (*register_events)(const struct qtrace_instr_host *h,
+                           const struct qtrace_instr_events *events);
+    /*
+     * Write the record of registered event (1..n_events) into the trace
+     * of vcpu (the vCPU running the calling callback): payload holds
+     * its arguments as the layout rule places them after the header,
+     * len at least payload_bytes[event - 1]. OK, or ENOTSUP when
+     * library events are not recorded (as user_event). No lock, no
+     * allocation. The generated trace_LIB_EVENT() calls do this.
+     */
+    int (*emit_event)(const struct qtrace_instr_host *h, unsigned int vcpu,
+                      uint32_t event, const void *payload, size_t len);
 };
 
 /* Refusal messages for the host, one line, when init returns non-zero. */

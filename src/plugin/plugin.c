@@ -5,6 +5,7 @@
  * running vCPU's buffer. Callbacks run on vCPU threads; the writer thread
  * (writer.c) and the sinks do everything else.
  */
+#include <errno.h>
 #include <stddef.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -89,6 +90,25 @@ static void emit_user_event(unsigned int vcpu_index, uint32_t lib,
     r->v1 = values[1];
     r->v2 = values[2];
     r->v3 = values[3];
+}
+
+/*
+ * A library's own event (instr-events.c): its arguments as the layout
+ * rule places them, then zeros up to the record's size.
+ */
+static void emit_lib_record(unsigned int vcpu_index, uint16_t id,
+                            uint16_t size, const void *payload, size_t len)
+{
+    struct vcpu *vc = vcpu_of(vcpu_index);
+    uint8_t *r;
+
+    if (!vc || !vc->live) {
+        return;
+    }
+    r = emit(vc, id, size, vc->icount);
+    memcpy(r + sizeof(struct qtrace_rec), payload, len);
+    memset(r + sizeof(struct qtrace_rec) + len, 0,
+           size - sizeof(struct qtrace_rec) - len);
 }
 
 static void vcpu_tb_count(unsigned int vcpu_index, void *udata)
@@ -1031,7 +1051,7 @@ static int open_sinks(struct sink **sinks, size_t *n_sinks,
         struct sink_file_cfg cfg = {
             .path = qt.opts.out, .meta = meta_text,
             .info = meta_info_text,
-            .catalog = qtrace_catalog_text, .compress = qt.opts.compress,
+            .catalog = qt.cat.text, .compress = qt.opts.compress,
             .zstd_level = qt.opts.zstd_level,
         };
 
@@ -1096,6 +1116,47 @@ static void register_callbacks(qemu_plugin_id_t id)
     qemu_plugin_register_atexit_cb(id, plugin_exit, NULL);
 }
 
+/*
+ * The libraries' own events join the catalog, after the plugin's, before
+ * any sink writes it: the trace carries them (docs/format.md). They are
+ * recorded, and reach backend=, as user_event is.
+ */
+static int add_library_events(struct qtrace_err *err)
+{
+    unsigned int first, n, id;
+    const char *lines = instr_events_catalog(&first, &n);
+    struct qtrace_catalog merged;
+    char *text;
+    int ret;
+
+    if (!lines) {
+        return 0;
+    }
+    text = malloc(strlen(qt.cat.text) + strlen(lines) + 2);
+    if (!text) {
+        qtrace_err_set(err, "library events: %s", strerror(ENOMEM));
+        return -1;
+    }
+    sprintf(text, "%s%s%s", qt.cat.text,
+            qt.cat.text[0] && qt.cat.text[strlen(qt.cat.text) - 1] != '\n'
+                ? "\n" : "", lines);
+    ret = qtrace_catalog_parse(&merged, text, err);
+    free(text);
+    if (ret < 0) {
+        prefix_err(err, "library events: catalog line ");
+        return -1;
+    }
+    qtrace_catalog_fini(&qt.cat);
+    qt.cat = merged;
+    for (id = first; id < first + n; id++) {
+        if (qt.trace_user_event) {
+            evsel_enable(&qt.opts.sel, id);
+        }
+        backend_events[id] = backend_events[QTRACE_EV_USER_EVENT];
+    }
+    return 0;
+}
+
 __attribute__((visibility("default")))
 int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
                         int argc, char **argv)
@@ -1134,8 +1195,10 @@ int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
     if (instr_load_all(qt.opts.instr, qt.opts.n_instr, &(struct instr_env){
             .target = qt.target, .system_mode = qt.system_mode,
             .qemu_api = qc_api(),
-            .emit_user = qt.trace_user_event ? emit_user_event : NULL },
-            &err) < 0) {
+            .emit_user = qt.trace_user_event ? emit_user_event : NULL,
+            .builtin_events = qt.cat.n_events,
+            .emit_record = qt.trace_user_event ? emit_lib_record : NULL },
+            &err) < 0 || add_library_events(&err) < 0) {
         fprintf(stderr, "qtrace: %s\n", err.msg);
         return -1;
     }

@@ -80,6 +80,14 @@ void gen_dtrace_call_c(FILE *f, const struct qtrace_event_desc *ev,
 void gen_plugin_c(FILE *f, const struct qtrace_catalog *cat,
                   const struct gen_program *gp);
 
+/*
+ * An instrumentation library's own events (gen-instr.c, --instr=LIB):
+ * one header with their catalog lines named LIB:EVENT, the registration
+ * call and a typed call per event. src: the trace-events name.
+ */
+void gen_instr_h(FILE *f, const struct qtrace_catalog *cat, const char *lib,
+                 const char *src);
+
 /* Helpers all use. */
 void gen_upper(const char *name, char *out, size_t size);
 void gen_print_c_string(FILE *f, const char *text);

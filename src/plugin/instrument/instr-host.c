@@ -437,7 +437,10 @@ void instr_host_fill(struct instr_lib *lib, const struct instr_env *env)
         .read_mem = read_mem,
         .read_reg = read_reg,
         .emit = emit,
+        .register_events = instr_events_register,
+        .emit_event = instr_events_emit,
     };
+    instr_events_setup(env);
 }
 
 /* ---- the plugin's hooks ---- */

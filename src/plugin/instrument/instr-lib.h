@@ -27,6 +27,13 @@ struct instr_lib {
     void *syscall_data;
     qtrace_instr_syscall_ret_fn syscall_ret;
     void *syscall_ret_data;
+    /* Its own events (instr-events.c): read per event, set in init. */
+    char ev_lib[32];                    /* the name they go under */
+    uint32_t ev_n;                      /* registered events, 0: none */
+    uint16_t ev_first;                  /* catalog id of its event 1 */
+    uint16_t *ev_payload;               /* per event: argument bytes */
+    uint16_t *ev_size;                  /* per event: record bytes */
+    char ev_why[160];                   /* why register_events refused */
 };
 
 /* The libraries loaded, in load order; set once at install. */
@@ -36,5 +43,14 @@ extern size_t instr_n_libs;
 /* Fill lib->host with the host's calls and what env says. */
 struct instr_env;
 void instr_host_fill(struct instr_lib *lib, const struct instr_env *env);
+
+/* The host calls of a library's own events (instr-events.c). */
+void instr_events_setup(const struct instr_env *env);
+int instr_events_register(const struct qtrace_instr_host *h,
+                          const struct qtrace_instr_events *events);
+int instr_events_emit(const struct qtrace_instr_host *h, unsigned int vcpu,
+                      uint32_t event, const void *payload, size_t len);
+/* Forget what lib registered (it is being unloaded). */
+void instr_events_release(struct instr_lib *lib);
 
 #endif /* QTRACE_PLUGIN_INSTR_LIB_H */
