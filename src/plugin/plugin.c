@@ -1119,7 +1119,7 @@ static void register_callbacks(qemu_plugin_id_t id)
 /*
  * The libraries' own events join the catalog, after the plugin's, before
  * any sink writes it: the trace carries them (docs/format.md). They are
- * recorded, and reach backend=, as user_event is.
+ * recorded, and reach backend=, when user_event is recorded.
  */
 static int add_library_events(struct qtrace_err *err)
 {
@@ -1148,11 +1148,10 @@ static int add_library_events(struct qtrace_err *err)
     }
     qtrace_catalog_fini(&qt.cat);
     qt.cat = merged;
-    for (id = first; id < first + n; id++) {
-        if (qt.trace_user_event) {
-            evsel_enable(&qt.opts.sel, id);
-        }
-        backend_events[id] = backend_events[QTRACE_EV_USER_EVENT];
+    for (id = first; id < first + n && qt.trace_user_event; id++) {
+        evsel_enable(&qt.opts.sel, id);
+        /* Loading the library asked for them, as an events= would. */
+        backend_events[id] = true;
     }
     return 0;
 }
