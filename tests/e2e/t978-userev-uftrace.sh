@@ -5,7 +5,8 @@
 # threads make, while the plugin records the same calls as its syscall
 # events. `qtrace convert --to uftrace` turns the library's records into
 # uftrace user events (events.txt): uftrace's own dump and replay must
-# show one per system call, on the task that made it, by name.
+# show one per system call, on the task that made it, by name; and so
+# must the plugin's uftrace= sink of the same run.
 ARCH=$1
 . "$(dirname "$0")/lib.sh"
 use_guest calls "$ARCH"
@@ -16,7 +17,7 @@ SAMPLER="$INSTR_EXAMPLES/libqtrace-instr-sampler.so"
 
 # every= larger than the guest's blocks: system calls only.
 "$QTRACE" record -q -e 'func_*,image_map,syscall,user_event' \
-    -o "$WORK/t.qtr" --instr "$SAMPLER" --instr-arg every=1000000000 \
+    -O "uftrace=$WORK/sink" -o "$WORK/t.qtr" --instr "$SAMPLER" --instr-arg every=1000000000 \
     -- "$GUEST" > /dev/null 2>&1
 check_eq "guest exit status" 0 "$?"
 SYSCALLS=$(info_count "$WORK/t.qtr" syscall)
@@ -48,4 +49,8 @@ check_eq "uftrace: as many tasks with events as vCPUs with syscalls" \
     "$(wc -l < "$WORK/per-vcpu")" \
     "$(awk '/\[event\] sampler:syscall/ { t[$2] = 1 }
         END { n = 0; for (k in t) n++; print n }' "$WORK/udump")"
+uftrace dump -d "$WORK/sink" > "$WORK/sdump" 2>&1 ||
+    fail "uftrace dump of the sink failed: $(head -3 "$WORK/sdump")"
+check_eq "uftrace= sink: one event per system call" "$SYSCALLS" \
+    "$(grep -c '\[event\] sampler:syscall' "$WORK/sdump")"
 finish
