@@ -53,6 +53,11 @@ MODES = [
      "counts, and the example library counting blocks (one callback per "
      "executed block)"),
     ("blocks", "events=tb_trans;exec_tb", "ordered block trace"),
+    ("blocks+libevents",
+     "events=tb_trans;exec_tb;user_event,"
+     "instr={instr}/libqtrace-instr-sampler.so,instr-arg=every=10",
+     "block trace, and the sampler example writing an event of its own "
+     "(sampler:sample, 32 bytes) per 10 executed blocks"),
     ("blocks+mem", "events=tb_trans;exec_tb;mem_access",
      "block trace and every memory access"),
     ("calls", "events=func_*;image_map", "function calls and returns"),
