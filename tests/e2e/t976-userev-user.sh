@@ -51,6 +51,10 @@ fi
 check_eq "dump: sampler:syscall is exit_group($EXIT)" \
     "num $EXIT_GROUP arg0 $(printf '0x%x' "$EXIT")" \
     "$(awk '$3 == "sampler:syscall" { print $4, $5, $6, $7 }' "$WORK/dump")"
+"$QTRACE" dump -e 'sampler:*' "$WORK/t.qtr" > "$WORK/dump-e"
+check_eq "dump -e 'sampler:*': the library's events, nothing else" \
+    "$((BLOCKS + 1)) $((BLOCKS + 1))" \
+    "$(awk '$3 ~ /^sampler:/' "$WORK/dump-e" | wc -l) $(wc -l < "$WORK/dump-e")"
 check_eq "info: sampler:sample" "$BLOCKS" \
     "$(info_count "$WORK/t.qtr" sampler:sample)"
 check_eq "info: sampler:syscall" 1 \
