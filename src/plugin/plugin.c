@@ -1126,20 +1126,22 @@ static int add_library_events(struct qtrace_err *err)
     unsigned int first, n, id;
     const char *lines = instr_events_catalog(&first, &n);
     struct qtrace_catalog merged;
+    size_t len;
     char *text;
     int ret;
 
     if (!lines) {
         return 0;
     }
-    text = malloc(strlen(qt.cat.text) + strlen(lines) + 2);
+    len = strlen(qt.cat.text) + strlen(lines) + 2;
+    text = malloc(len);
     if (!text) {
         qtrace_err_set(err, "library events: %s", strerror(ENOMEM));
         return -1;
     }
-    sprintf(text, "%s%s%s", qt.cat.text,
-            qt.cat.text[0] && qt.cat.text[strlen(qt.cat.text) - 1] != '\n'
-                ? "\n" : "", lines);
+    snprintf(text, len, "%s%s%s", qt.cat.text,
+             qt.cat.text[0] && qt.cat.text[strlen(qt.cat.text) - 1] != '\n'
+                 ? "\n" : "", lines);
     ret = qtrace_catalog_parse(&merged, text, err);
     free(text);
     if (ret < 0) {
