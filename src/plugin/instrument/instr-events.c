@@ -214,6 +214,14 @@ void instr_events_release(struct instr_lib *lib)
     lib->ev_n = 0;
 }
 
+void instr_events_reset(void)
+{
+    free(events.text);
+    events.text = NULL;
+    events.len = 0;
+    events.n = 0;
+}
+
 const char *instr_events_catalog(unsigned int *first, unsigned int *n)
 {
     *first = events.builtin + 1;

@@ -52,5 +52,7 @@ int instr_events_emit(const struct qtrace_instr_host *h, unsigned int vcpu,
                       uint32_t event, const void *payload, size_t len);
 /* Forget what lib registered (it is being unloaded). */
 void instr_events_release(struct instr_lib *lib);
+/* Forget every library's events (all are being unloaded). */
+void instr_events_reset(void);
 
 #endif /* QTRACE_PLUGIN_INSTR_LIB_H */

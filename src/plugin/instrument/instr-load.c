@@ -92,6 +92,7 @@ static void unload_all(void)
         memset(&instr_libs[i], 0, sizeof(instr_libs[i]));
     }
     instr_n_libs = 0;
+    instr_events_reset();
 }
 
 int instr_load_all(const struct instr_spec *specs, size_t n,
