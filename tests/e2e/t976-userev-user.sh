@@ -8,8 +8,8 @@
 # instructions of 'block_ranges', and the one system call is exit_group
 # with the exit status as first argument. Checked through qtrace dump,
 # info, report, an independent reader of docs/format.md
-# (lib-events-read.py), convert --to etrace read by etrace-peer.py, and
-# backend=log.
+# (lib-events-read.py), convert --to etrace read by etrace-peer.py,
+# backend=log and backend=simple.
 ARCH=$1
 . "$(dirname "$0")/lib.sh"
 use_guest asm "$ARCH"
@@ -119,6 +119,27 @@ check_eq "etrace: NOTE text of the last sample" \
     -- "$GUEST" > /dev/null 2>&1
 check_eq "backend=log: sampler:sample lines" "$BLOCKS" \
     "$(grep -c ':sampler:sample pc ' "$WORK/log")"
+
+# backend=simple names them in its mapping records; dump -t decodes them
+# with a trace-events file that declares them (the library's file with
+# each name under "sampler:").
+"$QTRACE" record -q -O backend=simple -O "backend-file=$WORK/t.st" \
+    -o "$WORK/s.qtr" --instr "$SAMPLER" --instr-arg every=1 \
+    -- "$GUEST" > /dev/null 2>&1
+{ cat "$TRACE_EVENTS"
+  grep -Ev '^[[:space:]]*(#|$)' \
+      "$(dirname "$TRACE_EVENTS")/examples/instrument/sampler.trace-events" |
+      sed 's/^/sampler:/'; } > "$WORK/events"
+"$QTRACE" dump -t "$WORK/events" "$WORK/t.st" |
+    awk '$1 == "sampler:sample" { split($4, p, "="); split($5, i, "=");
+        split($6, b, "="); printf "%s %d %d\n", p[2], i[2], b[2] }' \
+    > "$WORK/got-st"
+if cmp -s "$WORK/want1" "$WORK/got-st"; then
+    pass "backend=simple: the same $BLOCKS samples"
+else
+    fail "backend=simple: samples differ from the construction"
+    diff "$WORK/want1" "$WORK/got-st" | head -5
+fi
 
 # events= without user_event: not recorded, each call refused.
 "$QTRACE" record -q -e exec_tb -o "$WORK/off.qtr" --instr "$SAMPLER" \
