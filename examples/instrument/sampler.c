@@ -21,8 +21,10 @@ QTRACE_INSTR_DECLARE();
 
 #define MAX_VCPUS 256
 
-/* What a block's callback needs; one per translation, kept (QEMU does
- * not say when it drops a translation). */
+/*
+ * What a block's callback needs: one per translation, kept (QEMU does
+ * not say when it drops a translation).
+ */
 struct block {
     uint64_t pc;
     uint32_t insns;
