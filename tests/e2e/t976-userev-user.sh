@@ -109,9 +109,13 @@ python3 "$HERE/etrace-peer.py" decode "$WORK/t.etrace" > "$WORK/et" ||
     fail "etrace-peer.py decode failed"
 check_eq "etrace: one NOTE per library event" "$((BLOCKS + 1))" \
     "$(grep -c '^N [0-9]* [0-9]* sampler:' "$WORK/et")"
+# last_text FIELD FILE: the last sample's line from field FIELD on.
+last_text() {
+    awk -v f="$1" '$f == "sampler:sample" { l = $0; n = f }
+        END { for (i = 1; i < n; i++) sub(/^[^ ]* /, "", l); print l }' "$2"
+}
 check_eq "etrace: NOTE text of the last sample" \
-    "$(awk '$3 == "sampler:sample" { l = $0 } END { sub(/^[^ ]* [^ ]* /, "", l); print l }' "$WORK/dump")" \
-    "$(awk '$4 == "sampler:sample" { l = $0 } END { sub(/^[^ ]* [^ ]* [^ ]* /, "", l); print l }' "$WORK/et")"
+    "$(last_text 3 "$WORK/dump")" "$(last_text 4 "$WORK/et")"
 
 # backend=log prints them as QEMU's log backend would.
 "$QTRACE" record -q -O backend=log -O "backend-log=$WORK/log" \

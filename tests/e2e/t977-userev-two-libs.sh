@@ -37,9 +37,14 @@ check_eq "info: both" "$BLOCKS $LOOPS" \
 
 python3 "$HERE/lib-events-read.py" "$WORK/t.qtr" > "$WORK/py" ||
     fail "lib-events-read.py failed"
+# ids_of FILE: "ID NAME" of each event the reader met, by id.
+ids_of() {
+    sort -n -u -k1,1 "$1" | awk '{ printf "%s%s %s", s, $1, $2; s = "," }'
+}
+A=$((N_BUILTIN + 1)); B=$((N_BUILTIN + 2)); C=$((N_BUILTIN + 3))
 check_eq "reader from the spec: ids in load order" \
-    "$((N_BUILTIN + 1)) sampler:sample,$((N_BUILTIN + 2)) sampler:syscall,$((N_BUILTIN + 3)) twin:sample" \
-    "$(sort -n -u -k1,1 "$WORK/py" | awk '{ printf "%s%s %s", s, $1, $2; s = "," }')"
+    "$A sampler:sample,$B sampler:syscall,$C twin:sample" \
+    "$(ids_of "$WORK/py")"
 check_eq "reader from the spec: twin's seq 1..$LOOPS at the loop head" \
     "$LOOPS" \
     "$(awk -v pc="$(printf '%d' "$LOOP")" '$2 == "twin:sample" &&
@@ -58,15 +63,16 @@ check_eq "reader from the spec: records interleave as executed" "$LOOPS" \
 python3 "$HERE/lib-events-read.py" "$WORK/r.qtr" > "$WORK/py" ||
     fail "lib-events-read.py failed"
 check_eq "reversed load order: ids" \
-    "$((N_BUILTIN + 1)) twin:sample,$((N_BUILTIN + 2)) sampler:sample,$((N_BUILTIN + 3)) sampler:syscall" \
-    "$(sort -n -u -k1,1 "$WORK/py" | awk '{ printf "%s%s %s", s, $1, $2; s = "," }')"
+    "$A twin:sample,$B sampler:sample,$C sampler:syscall" \
+    "$(ids_of "$WORK/py")"
 
 # A library name taken: refused, naming both, before the guest runs.
 "$QTRACE" record -q -o "$WORK/x.qtr" --instr "$SAMPLER" \
     --instr "$TWIN" --instr-arg "pc=$LOOP" --instr-arg name=sampler \
     -- "$GUEST" > /dev/null 2> "$WORK/err"
 check_eq "name taken: record fails" 1 "$?"
+WHY="register_events: sampler: library name already registered by"
 check_grep "name taken: the host says why" \
-    "instr=$TWIN: qtrace_instr_init failed \(1\): register_events: sampler: library name already registered by instr=$SAMPLER: no events \(-1\)" \
+    "instr=$TWIN: qtrace_instr_init failed \(1\): $WHY instr=$SAMPLER: no events \(-1\)" \
     "$WORK/err"
 finish

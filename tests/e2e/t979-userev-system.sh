@@ -12,6 +12,7 @@
 [ -n "${INSTR_EXAMPLES:-}" ] || skip "INSTR_EXAMPLES not set"
 SAMPLER="$INSTR_EXAMPLES/libqtrace-instr-sampler.so"
 EVERY=1000
+LIB="instr=$SAMPLER,instr-arg=every=$EVERY"
 ran=0
 
 # run_bios QEMU FIRMWARE_DIR LABEL
@@ -22,7 +23,7 @@ run_bios() {
     # shellcheck disable=SC2086
     timeout -s TERM 2 "$1" $fw -display none -nodefaults -machine pc \
         -accel tcg -smp 1 -m 128 -no-reboot \
-        -plugin "$QTRACE_PLUGIN,out=$WORK/t.qtr,events=exec_tb;user_event,instr=$SAMPLER,instr-arg=every=$EVERY" \
+        -plugin "$QTRACE_PLUGIN,out=$WORK/t.qtr,events=exec_tb;user_event,$LIB" \
         > /dev/null 2> "$WORK/err"
     "$QTRACE" dump "$WORK/t.qtr" 2>/dev/null | awk -v every="$EVERY" '
         $3 == "exec_tb" {
