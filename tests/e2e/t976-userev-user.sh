@@ -20,6 +20,8 @@ SAMPLER="$INSTR_EXAMPLES/libqtrace-instr-sampler.so"
 case $ARCH in
     x86_64) EXIT_GROUP=231 ;;   # the guest's mov $231, %eax
     aarch64) EXIT_GROUP=94 ;;   # the guest's mov x8, #94
+    riscv64) EXIT_GROUP=94 ;;   # the guest's li a7, 94
+    arm) EXIT_GROUP=248 ;;      # the guest's mov r7, #248 (EABI)
     *) skip "no exit_group number for $ARCH" ;;
 esac
 EXIT=$(expect_get exit)
