@@ -622,6 +622,7 @@ int main(int argc, char **argv)
     }
     tt_probe_prefix(&o, prefix, sizeof(prefix));
     gp.binary = o.binary;
+    gp.plugin = o.plugin;
     gp.probe_prefix = prefix;
     tt_header_of(pos[1], h_name, sizeof(h_name));
     gp.group = o.group;
