@@ -46,8 +46,11 @@ for line in sys.stdin:
     print(w[2], " ".join(w[3:]), "|",
           *[str(int(v, 0)) for v in w[4::2]])
 ' > "$WORK/want"
-check_eq "one qtrace:lib_event per library record" \
-    "$(($(wc -l < "$WORK/want")))" "$(($(wc -l < "$WORK/got")))"
+# By construction: one sample per executed block, one exit_group.
+BLOCKS=$(expect_get blocks | tr ',' '\n' | awk -F: '{ n += $2 } END { print n }')
+check_eq "one qtrace:lib_event per block and one for exit_group" \
+    "$((BLOCKS + 1)) $((BLOCKS + 1))" \
+    "$(($(wc -l < "$WORK/got"))) $(($(wc -l < "$WORK/want")))"
 check_same "babeltrace2's lib_event = native dump's library events" \
     "$WORK/want" "$WORK/got"
 finish
