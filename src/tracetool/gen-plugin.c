@@ -6,7 +6,8 @@
  * and a tracer has switched on, fires the event's LTTng tracepoint or SDT
  * probe. The tracepoints and their probes come from the ust-events-h
  * header of the same catalog and group, the SDT probes and semaphores
- * from gen-dtrace.c.
+ * from gen-dtrace.c. Records of ids past the catalog (instrumentation
+ * libraries' own events) go to one more tracepoint and probe, lib_event.
  * src/plugin/backend-probes.h declares what this file defines.
  */
 #include <stdbool.h>
