@@ -44,6 +44,7 @@
 
 /* A block being translated; valid only during the tb_trans callback. */
 struct qtrace_instr_tb;
+struct qtrace_instr_events;     /* a library's own events (end of file) */
 
 /* One guest memory access, as given to a memory callback. */
 struct qtrace_instr_mem {
@@ -86,20 +87,6 @@ typedef void (*qtrace_instr_syscall_fn)(unsigned int vcpu, int64_t num,
                                         const uint64_t args[8], void *data);
 typedef void (*qtrace_instr_syscall_ret_fn)(unsigned int vcpu, int64_t num,
                                             int64_t ret, void *data);
-
-/*
- * A library's own events (API 1.1), as qtrace-tracetool --instr=LIB
- * generates them from the library's trace-events file: its catalog
- * lines, each named LIB:EVENT, and the bytes each record's arguments
- * take. See docs/instrument.md, "The library's own events".
- */
-struct qtrace_instr_events {
-    const char *lib;                /* C identifier, at most 31 chars */
-    const char *catalog;            /* trace-events lines, LIB:EVENT(...) */
-    uint32_t n_events;              /* lines in catalog; index 1..n */
-    const uint16_t *payload_bytes;  /* per event: fixed part after the
-                                       16-byte record header */
-};
 
 /*
  * The host's calls. One per library: every call takes it as first
@@ -221,5 +208,19 @@ void qtrace_instr_fini(void);
 #define QTRACE_INSTR_DECLARE() \
     __attribute__((visibility("default"))) \
     const uint32_t qtrace_instr_api_version = QTRACE_INSTR_API_VERSION
+
+/*
+ * A library's own events (API 1.1), as qtrace-tracetool --instr=LIB
+ * generates them from the library's trace-events file: its catalog
+ * lines, each named LIB:EVENT, and the bytes each record's arguments
+ * take. See docs/instrument.md, "The library's own events".
+ */
+struct qtrace_instr_events {
+    const char *lib;                /* C identifier, at most 31 chars */
+    const char *catalog;            /* trace-events lines, LIB:EVENT(...) */
+    uint32_t n_events;              /* lines in catalog; index 1..n */
+    const uint16_t *payload_bytes;  /* per event: fixed part after the
+                                       16-byte record header */
+};
 
 #endif /* QTRACE_INSTRUMENT_H */
