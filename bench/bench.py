@@ -79,6 +79,11 @@ MODES = [
      "instr-arg=out={dir}/cover.txt",
      "counts, and the example coverage collector (a callback per block)"),
     ("blocks", "events=tb_trans;exec_tb", "ordered block trace"),
+    ("blocks+libevents",
+     "events=tb_trans;exec_tb;user_event,"
+     "instr={instr}/libqtrace-instr-sampler.so,instr-arg=every=10",
+     "block trace, and the sampler example writing an event of its own "
+     "(sampler:sample, 32 bytes) per 10 executed blocks"),
     ("blocks+mem", "events=tb_trans;exec_tb;mem_access",
      "block trace and every memory access"),
     ("calls", "events=func_*;image_map", "function calls and returns"),

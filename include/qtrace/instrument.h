@@ -45,6 +45,7 @@
 
 /* A block being translated; valid only during the tb_trans callback. */
 struct qtrace_instr_tb;
+struct qtrace_instr_events;     /* a library's own events (end of file) */
 
 /* One guest memory access, as given to a memory callback. */
 struct qtrace_instr_mem {
@@ -227,6 +228,25 @@ struct qtrace_instr_host {
      * valid until fini. ENOENT outside it; ENOTSUP in system mode.
      */
     int (*image)(uint64_t addr, const char **path, uint64_t *bias);
+
+    /*
+     * API 1.1: the library's own events, registered from
+     * qtrace_instr_init only, once, before the trace's catalog is
+     * written. EINVAL for a catalog the host cannot parse, a name
+     * another library registered, or a second call.
+     */
+    int (*register_events)(const struct qtrace_instr_host *h,
+                           const struct qtrace_instr_events *events);
+    /*
+     * Write the record of registered event (1..n_events) into the trace
+     * of vcpu (the vCPU running the calling callback): payload holds
+     * its arguments as the layout rule places them after the header,
+     * len at least payload_bytes[event - 1]. OK, or ENOTSUP when
+     * library events are not recorded (as user_event). No lock, no
+     * allocation. The generated trace_LIB_EVENT() calls do this.
+     */
+    int (*emit_event)(const struct qtrace_instr_host *h, unsigned int vcpu,
+                      uint32_t event, const void *payload, size_t len);
 };
 
 /* Refusal messages for the host, one line, when init returns non-zero. */
@@ -250,5 +270,19 @@ void qtrace_instr_fini(void);
 #define QTRACE_INSTR_DECLARE() \
     __attribute__((visibility("default"))) \
     const uint32_t qtrace_instr_api_version = QTRACE_INSTR_API_VERSION
+
+/*
+ * A library's own events (API 1.1), as qtrace-tracetool --instr=LIB
+ * generates them from the library's trace-events file: its catalog
+ * lines, each named LIB:EVENT, and the bytes each record's arguments
+ * take. See docs/instrument.md, "The library's own events".
+ */
+struct qtrace_instr_events {
+    const char *lib;                /* C identifier, at most 31 chars */
+    const char *catalog;            /* trace-events lines, LIB:EVENT(...) */
+    uint32_t n_events;              /* lines in catalog; index 1..n */
+    const uint16_t *payload_bytes;  /* per event: fixed part after the
+                                       16-byte record header */
+};
 
 #endif /* QTRACE_INSTRUMENT_H */

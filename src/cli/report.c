@@ -17,11 +17,13 @@
 
 extern const struct report_section report_functions;
 extern const struct report_section report_syscalls;
+extern const struct report_section report_lib_events;
 
 /* The sections, in the order they print (report-<name>.c each). */
 static const struct report_section *const sections[] = {
     &report_functions,
     &report_syscalls,
+    &report_lib_events,
     NULL,
 };
 

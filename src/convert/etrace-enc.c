@@ -644,6 +644,20 @@ int etrace_enc_syscall_ret(struct etrace_enc *enc, uint16_t unit,
     return put_note(enc, unit, time, text);
 }
 
+int etrace_enc_note(struct etrace_enc *enc, uint16_t unit, uint64_t time,
+                    const char *text)
+{
+    char line[NOTE_MAX];
+
+    if (!(enc->cfg.flags & ETRACE_F_CPU) || enc->error) {
+        return enc->error;
+    }
+    /* One line, as every NOTE; cut to the longest note. */
+    snprintf(line, sizeof(line), "%s", text);
+    line[strcspn(line, "\n")] = '\0';
+    return put_note(enc, unit, time, line);
+}
+
 int etrace_enc_end(struct etrace_enc *enc)
 {
     size_t unit;

@@ -69,6 +69,13 @@ int etrace_enc_syscall_ret(struct etrace_enc *enc, uint16_t unit,
                            uint64_t time, int64_t num, int64_t ret);
 
 /*
+ * Any other event, as one line of text (flag cpu): what a NOTE holds,
+ * e.g. an instrumentation library's own event, formatted by the reader.
+ */
+int etrace_enc_note(struct etrace_enc *enc, uint16_t unit, uint64_t time,
+                    const char *text);
+
+/*
  * Unit passed order point `point` of the run (the plugin's `order`
  * event: one counter for all vCPUs, taken where a vCPU starts, exits and
  * enters or leaves a system call; a unit's points increase). The unit's

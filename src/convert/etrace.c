@@ -198,6 +198,23 @@ static void put_syscall(struct conv_etrace *ce, uint16_t unit,
                        (int64_t)arg(rec, &ce->sys, 0), args);
 }
 
+/*
+ * An instrumentation library's own event (LIB:EVENT): etrace has no
+ * record for it, so it goes as a NOTE, "LIB:EVENT " and its fields as
+ * its catalog format prints them (what `qtrace dump` shows).
+ */
+static void put_lib_event(struct conv_etrace *ce, uint16_t unit,
+                          const struct qtrace_record *rec)
+{
+    char text[480];
+    size_t n = (size_t)snprintf(text, sizeof(text), "%s ", rec->ev->name);
+
+    if (n < sizeof(text)) {
+        qtrace_record_fmt(rec, text + n, sizeof(text) - n);
+    }
+    etrace_enc_note(ce->enc, unit, rec->time, text);
+}
+
 static int etrace_record(struct conv *cv, const struct qtrace_record *rec,
                          struct qtrace_err *err)
 {
@@ -221,6 +238,8 @@ static int etrace_record(struct conv *cv, const struct qtrace_record *rec,
         etrace_enc_syscall_ret(ce->enc, unit, rec->time,
                                (int64_t)arg(rec, &ce->ret, 0),
                                (int64_t)arg(rec, &ce->ret, 1));
+    } else if (ev && strchr(ev->name, ':')) {
+        put_lib_event(ce, unit, rec);
     }
     if (ce->write_errno) {
         qtrace_err_set(err, "%s: %s", ce->out, strerror(ce->write_errno));

@@ -14,6 +14,9 @@
  *   sid-0.map      one line per image, then the [stack] line at
  *                  ffffffffffff that puts every 48-bit address in user
  *                  space
+ *   events.txt     "EVENT: <id> <provider>:<event>" per user event
+ *                  (type 3 records, id from 1000000 up: uftrace's user
+ *                  events; it shows their names, not their values)
  *   <module>.sym   "<offset> T <name>" sorted by offset from the image's
  *                  map start; "<offset> ? __sym_end" ends a symbol that
  *                  the next one does not start right after (setjmp,
@@ -38,6 +41,10 @@
 #define DEPTH_MAX 1023u                 /* 10 bits */
 #define MAX_OPEN 64                     /* .dat files open at once */
 #define FEAT_TASK_SESSION (1ull << 1)
+#define FEAT_EVENT (1ull << 7)
+#define TYPE_EVENT 3u
+#define EVENT_ID_USER 1000000u          /* uftrace's first user event id */
+#define MAX_EVENTS 1024                 /* a trace's catalog ids */
 #define INFO_EXE_NAME (1ull << 0)
 #define INFO_CMDLINE (1ull << 3)
 #define INFO_TASKINFO (1ull << 7)
@@ -68,6 +75,8 @@ struct uftrace_dir {
     uint64_t use_clock;
     int write_err;                  /* first failed write, -errno */
     char write_what[64];            /* the file it failed on */
+    char *event_names[MAX_EVENTS];  /* user events met, by catalog id */
+    bool any_event;
 };
 
 static size_t pc_hash(uint64_t pc, size_t cap)
@@ -107,6 +116,20 @@ static int pc_set_add(struct pc_set *set, uint64_t pc)
     set->slots[i] = pc;
     set->n++;
     return 0;
+}
+
+/* A .dat record of any type: 0 entry, 1 exit, 3 event. */
+static void fmt_typed_record(uint8_t out[16], uint64_t time, unsigned int type,
+                             uint32_t depth, uint64_t addr)
+{
+    uint64_t word = type | 5u << 3 |
+                    (uint64_t)(depth > DEPTH_MAX ? DEPTH_MAX : depth) << 6 |
+                    (addr & ADDR_MASK) << 16;
+    uint64_t t = htole64(time);
+
+    word = htole64(word);
+    memcpy(out, &t, 8);
+    memcpy(out + 8, &word, 8);
 }
 
 void uftrace_dir_fmt_record(uint8_t out[16], uint64_t time, bool exit,
@@ -300,8 +323,8 @@ static FILE *task_file(struct uftrace_dir *u, struct task *t)
     return t->f;
 }
 
-static void write_record(struct uftrace_dir *u, struct task *t, uint64_t time,
-                         bool exit, uint32_t depth, uint64_t addr)
+static void write_typed(struct uftrace_dir *u, struct task *t, uint64_t time,
+                        unsigned int type, uint32_t depth, uint64_t addr)
 {
     uint8_t rec[16];
     FILE *f;
@@ -310,7 +333,7 @@ static void write_record(struct uftrace_dir *u, struct task *t, uint64_t time,
         return;
     }
     f = task_file(u, t);
-    uftrace_dir_fmt_record(rec, time, exit, depth ? depth - 1 : 0, addr);
+    fmt_typed_record(rec, time, type, depth ? depth - 1 : 0, addr);
     if (!f || fwrite(rec, sizeof(rec), 1, f) != 1) {
         u->write_err = errno ? -errno : -EIO;
         snprintf(u->write_what, sizeof(u->write_what), "%u.dat", t->tid);
@@ -319,6 +342,12 @@ static void write_record(struct uftrace_dir *u, struct task *t, uint64_t time,
     if (!t->records++) {
         t->first_time = time;
     }
+}
+
+static void write_record(struct uftrace_dir *u, struct task *t, uint64_t time,
+                         bool exit, uint32_t depth, uint64_t addr)
+{
+    write_typed(u, t, time, exit ? 1u : 0u, depth, addr);
 }
 
 /* The callstack's reports become records; arg is (dir, task). */
@@ -384,6 +413,32 @@ int uftrace_dir_exit(struct uftrace_dir *u, uint32_t tid, uint64_t time,
     return report_write_err(u, err);
 }
 
+int uftrace_dir_event(struct uftrace_dir *u, uint32_t tid, uint64_t time,
+                      unsigned int id, const char *name,
+                      struct qtrace_err *err)
+{
+    struct task *t = find_task(u, tid);
+
+    if (id >= MAX_EVENTS) {
+        qtrace_err_set(err, "%s: event id %u out of range", u->dir, id);
+        return -EINVAL;
+    }
+    if (!u->event_names[id]) {
+        u->event_names[id] = strdup(name);
+    }
+    if (!t || !u->event_names[id]) {
+        qtrace_err_set(err, "%s: %s", u->dir, strerror(ENOMEM));
+        return -ENOMEM;
+    }
+    u->any_event = true;
+    /* At the depth of the function it happened in, as uftrace shows it. */
+    write_typed(u, t, time, TYPE_EVENT, t->cs.depth + 1, EVENT_ID_USER + id);
+    if (time > t->last_time) {
+        t->last_time = time;
+    }
+    return report_write_err(u, err);
+}
+
 void uftrace_dir_seen(struct uftrace_dir *u, uint32_t tid, uint64_t time)
 {
     size_t i;
@@ -415,6 +470,9 @@ void uftrace_dir_free(struct uftrace_dir *u)
     for (i = 0; i < u->n_tasks; i++) {
         close_task_file(u, &u->tasks[i]);
         qtrace_callstack_fini(&u->tasks[i].cs);
+    }
+    for (i = 0; i < MAX_EVENTS; i++) {
+        free(u->event_names[i]);
     }
     free(u->tasks);
     free(u->entered.slots);
@@ -486,7 +544,7 @@ static int write_info(const struct uftrace_dir *u,
     put_le(hdr + 12, sizeof(hdr), 2);   /* header size */
     hdr[14] = 1;                        /* little-endian records */
     hdr[15] = meta->word_bits == 32 ? 1 : 2;    /* ELF class */
-    put_le(hdr + 16, FEAT_TASK_SESSION, 8);
+    put_le(hdr + 16, FEAT_TASK_SESSION | (u->any_event ? FEAT_EVENT : 0), 8);
     put_le(hdr + 24, INFO_EXE_NAME | INFO_CMDLINE | INFO_TASKINFO, 8);
     put_le(hdr + 32, DEPTH_MAX + 1, 2); /* max_stack */
     fwrite(hdr, sizeof(hdr), 1, f);
@@ -735,6 +793,28 @@ static int write_maps(const struct uftrace_dir *u,
     return close_out(u, f, "sid-0.map", err);
 }
 
+/* events.txt: the user events' names, provider:event, by uftrace id. */
+static int write_events(const struct uftrace_dir *u, struct qtrace_err *err)
+{
+    FILE *f;
+    size_t i;
+
+    if (!u->any_event) {
+        return 0;
+    }
+    f = open_out(u, "events.txt", err);
+    if (!f) {
+        return -EIO;
+    }
+    for (i = 0; i < MAX_EVENTS; i++) {
+        if (u->event_names[i]) {
+            fprintf(f, "EVENT: %zu %s\n", EVENT_ID_USER + i,
+                    u->event_names[i]);
+        }
+    }
+    return close_out(u, f, "events.txt", err);
+}
+
 int uftrace_dir_close(struct uftrace_dir *u,
                       const struct uftrace_dir_meta *meta,
                       const struct qtrace_symbols *syms,
@@ -771,6 +851,9 @@ int uftrace_dir_close(struct uftrace_dir *u,
     }
     if (ret == 0) {
         ret = write_maps(u, syms, err);
+    }
+    if (ret == 0) {
+        ret = write_events(u, err);
     }
     uftrace_dir_free(u);
     return ret;

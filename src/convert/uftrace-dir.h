@@ -51,6 +51,16 @@ int uftrace_dir_entry(struct uftrace_dir *u, uint32_t tid, uint64_t time,
 int uftrace_dir_exit(struct uftrace_dir *u, uint32_t tid, uint64_t time,
                      uint64_t pc, struct qtrace_err *err);
 
+/*
+ * A user event of stream tid at time: the trace's catalog id and name
+ * ("provider:event", e.g. an instrumentation library's LIB:EVENT), named
+ * in events.txt. uftrace shows the name, not the event's values.
+ * Returns 0 or -errno, err filled.
+ */
+int uftrace_dir_event(struct uftrace_dir *u, uint32_t tid, uint64_t time,
+                      unsigned int id, const char *name,
+                      struct qtrace_err *err);
+
 /* Any other record of stream tid: frames left open end at its time. */
 void uftrace_dir_seen(struct uftrace_dir *u, uint32_t tid, uint64_t time);
 

@@ -6,6 +6,7 @@
  * trace names. Runs in the qtrace command; warnings go to stderr.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@ struct conv_uftrace {
     struct qtrace_symbols *syms;
     struct qtrace_func_events fe;
     uint64_t n_func;                /* function records converted */
+    uint64_t n_lib_events;          /* library events converted */
 };
 
 static void warn_symbols(void *arg, const char *msg)
@@ -63,6 +65,12 @@ static int uftrace_record(struct conv *cv, const struct qtrace_record *rec,
     if (rec->vcpu == QTRACE_VCPU_NONE) {
         return 0;
     }
+    if (rec->ev && strchr(rec->ev->name, ':')) {
+        /* An instrumentation library's own event: a uftrace user event. */
+        c->n_lib_events++;
+        return uftrace_dir_event(c->u, rec->stream, rec->time, rec->ev->id,
+                                 rec->ev->name, err);
+    }
     if (!qtrace_func_events_decode(&c->fe, rec, &fr)) {
         uftrace_dir_seen(c->u, rec->stream, rec->time);
         return 0;
@@ -94,6 +102,11 @@ static int uftrace_end(struct conv *cv, bool complete,
     }
     qtrace_symbols_free(c->syms);
     c->syms = NULL;
+    if (ret == 0 && c->n_lib_events) {
+        fprintf(stderr, "qtrace convert: %" PRIu64 " library events as "
+                "uftrace events, by name only (uftrace shows no values of "
+                "a user event; qtrace dump does)\n", c->n_lib_events);
+    }
     if (ret == 0 && c->n_func == 0) {
         qtrace_err_set(err, "%s: none (no func_entry records; record them "
                        "with -e 'func_*')", cv->trace_path);

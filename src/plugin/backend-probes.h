@@ -17,7 +17,9 @@
  * Fire rec's tracepoint (if on has the ust bit and an LTTng session has
  * the event on) and its SDT probe (if on has the dtrace bit and a tracer
  * is attached); nothing is decoded otherwise. rec's event must come from
- * the plugin's own catalog (ids are those of trace-events).
+ * the plugin's own catalog (ids are those of trace-events), or be an
+ * instrumentation library's own event (an id past them, LIB:EVENT),
+ * which fires qtrace:lib_event.
  */
 void backend_probes_emit(const struct qtrace_record *rec, unsigned int on);
 

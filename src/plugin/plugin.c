@@ -5,6 +5,7 @@
  * running vCPU's buffer. Callbacks run on vCPU threads; the writer thread
  * (writer.c) and the sinks do everything else.
  */
+#include <errno.h>
 #include <stddef.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -115,6 +116,25 @@ static void emit_user_event_trans(uint32_t lib, uint32_t id,
     r->v2 = values[2];
     r->v3 = values[3];
     writer_trans_commit();
+}
+
+/*
+ * A library's own event (instr-events.c): its arguments as the layout
+ * rule places them, then zeros up to the record's size.
+ */
+static void emit_lib_record(unsigned int vcpu_index, uint16_t id,
+                            uint16_t size, const void *payload, size_t len)
+{
+    struct vcpu *vc = vcpu_of(vcpu_index);
+    uint8_t *r;
+
+    if (!vc || !vc->live) {
+        return;
+    }
+    r = emit(vc, id, size, vc->icount);
+    memcpy(r + sizeof(struct qtrace_rec), payload, len);
+    memset(r + sizeof(struct qtrace_rec) + len, 0,
+           size - sizeof(struct qtrace_rec) - len);
 }
 
 static void vcpu_tb_count(unsigned int vcpu_index, void *udata)
@@ -1082,7 +1102,7 @@ static int open_sinks(struct sink **sinks, size_t *n_sinks,
         struct sink_file_cfg cfg = {
             .path = qt.opts.out, .meta = meta_text,
             .info = meta_info_text,
-            .catalog = qtrace_catalog_text, .compress = qt.opts.compress,
+            .catalog = qt.cat.text, .compress = qt.opts.compress,
             .zstd_level = qt.opts.zstd_level,
         };
 
@@ -1158,6 +1178,48 @@ static void flush_translations(void)
     qemu_plugin_reset(plugin_id, register_callbacks);
 }
 
+/*
+ * The libraries' own events join the catalog, after the plugin's, before
+ * any sink writes it: the trace carries them (docs/format.md). They are
+ * recorded, and reach backend=, when user_event is recorded.
+ */
+static int add_library_events(struct qtrace_err *err)
+{
+    unsigned int first, n, id;
+    const char *lines = instr_events_catalog(&first, &n);
+    struct qtrace_catalog merged;
+    size_t len;
+    char *text;
+    int ret;
+
+    if (!lines) {
+        return 0;
+    }
+    len = strlen(qt.cat.text) + strlen(lines) + 2;
+    text = malloc(len);
+    if (!text) {
+        qtrace_err_set(err, "library events: %s", strerror(ENOMEM));
+        return -1;
+    }
+    snprintf(text, len, "%s%s%s", qt.cat.text,
+             qt.cat.text[0] && qt.cat.text[strlen(qt.cat.text) - 1] != '\n'
+                 ? "\n" : "", lines);
+    ret = qtrace_catalog_parse(&merged, text, err);
+    free(text);
+    if (ret < 0) {
+        prefix_err(err, "library events: catalog line ");
+        return -1;
+    }
+    qtrace_catalog_fini(&qt.cat);
+    qt.cat = merged;
+    for (id = first; id < first + n && qt.trace_user_event; id++) {
+        evsel_enable(&qt.opts.sel, id);
+        /* Loading the library asked for them, as an events= would. */
+        backend_events[id] = true;
+    }
+    return 0;
+}
+
 __attribute__((visibility("default")))
 int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
                         int argc, char **argv)
@@ -1202,7 +1264,10 @@ int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
             .emit_user_trans = qt.trace_user_event ? emit_user_event_trans :
                                                      NULL,
             .flush_translations = flush_translations,
-            .calls = calls_available(qt.target) }, &err) < 0) {
+            .calls = calls_available(qt.target),
+            .builtin_events = qt.cat.n_events,
+            .emit_record = qt.trace_user_event ? emit_lib_record : NULL },
+            &err) < 0 || add_library_events(&err) < 0) {
         fprintf(stderr, "qtrace: %s\n", err.msg);
         return -1;
     }

@@ -31,6 +31,8 @@ struct sink_uftrace {
     struct kept_map *maps;
     size_t n_maps, cap_maps;
     struct sink_records recs;
+    const struct qtrace_catalog *cat;   /* the plugin's, with the
+                                           libraries' events */
     struct qtrace_err err;          /* why uftrace_record failed */
 };
 
@@ -82,9 +84,18 @@ static int uftrace_record(struct sink_uftrace *su, const struct chunk *c,
     case QTRACE_EV_IMAGE_MAP:
         keep_map(su, (const void *)r);
         return 0;
-    default:
+    default: {
+        const struct qtrace_event_desc *ev = qtrace_catalog_get(su->cat,
+                                                                r->id);
+
+        /* A library's own event (LIB:EVENT): a uftrace user event. */
+        if (ev && strchr(ev->name, ':')) {
+            return uftrace_dir_event(su->u, c->stream, r->time, r->id,
+                                     ev->name, err);
+        }
         uftrace_dir_seen(su->u, c->stream, r->time);
         return 0;
+    }
     }
 }
 
@@ -239,6 +250,7 @@ struct sink *sink_uftrace_new(const char *dir, sink_meta_fn meta,
         return NULL;
     }
     su->meta = meta;
+    su->cat = cat;
     su->base.ops = &sink_uftrace_ops;
     su->base.target = strdup(dir);
     return &su->base;

@@ -654,6 +654,26 @@ static int apply_property(const struct cursor *c, const char *word,
     return 0;
 }
 
+/*
+ * Length of an event name at c->p: an identifier, or LIB:EVENT, two
+ * identifiers joined by one ':' (an instrumentation library's event in a
+ * trace's catalog, docs/format.md), so that two libraries may each have
+ * an event of the same name.
+ */
+static size_t event_name_len(const struct cursor *c)
+{
+    size_t n = ident_len(c);
+    struct cursor after = *c;
+    size_t m;
+
+    if (n == 0 || c->p + n >= c->end || c->p[n] != ':') {
+        return n;
+    }
+    after.p += n + 1;
+    m = ident_len(&after);
+    return m > 0 && isalpha((unsigned char)*after.p) ? n + 1 + m : n;
+}
+
 /* Read the properties and the event name, up to its '('. */
 static int parse_name(struct cursor *c, struct qtrace_event_desc *ev,
                       struct qtrace_err *err)
@@ -677,6 +697,7 @@ static int parse_name(struct cursor *c, struct qtrace_event_desc *ev,
         *c = after;
         n = ident_len(c);
     }
+    n = event_name_len(c);
     if (n == 0 || !isalpha((unsigned char)*c->p)) {
         cat_fail(err, c, c->p, "expected an event name, found %s",
                  c->p < c->end ? show_char(*c->p, cb) : "end of line");

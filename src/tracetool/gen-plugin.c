@@ -6,7 +6,8 @@
  * and a tracer has switched on, fires the event's LTTng tracepoint or SDT
  * probe. The tracepoints and their probes come from the ust-events-h
  * header of the same catalog and group, the SDT probes and semaphores
- * from gen-dtrace.c.
+ * from gen-dtrace.c. Records of ids past the catalog (instrumentation
+ * libraries' own events) go to one more tracepoint and probe, lib_event.
  * src/plugin/backend-probes.h declares what this file defines.
  */
 #include <stdbool.h>
@@ -147,6 +148,64 @@ static void print_table(FILE *f, const struct qtrace_catalog *cat)
     fputs("};\n\n", f);
 }
 
+/*
+ * Ids past the table are instrumentation libraries' own events (LIB:EVENT,
+ * appended to the catalog at run time): one tracepoint and one SDT probe
+ * for all, with the event's name, the text qtrace dump shows and the
+ * arguments as integers. Decoded only when a tracer wants them.
+ */
+static void print_lib_event(FILE *f, const struct gen_program *gp)
+{
+    bool ust = gp->backends & QTRACE_TRACE_BACKEND_UST;
+    bool sdt = gp->backends & QTRACE_TRACE_BACKEND_DTRACE;
+    const char *g = gp->group;
+    const char *n = GEN_UST_LIB_EVENT;
+
+    if (sdt) {
+        fprintf(f, "unsigned short %s_%s_semaphore "
+                "__attribute__((section(\".probes\")));\n\n", g, n);
+    }
+    fprintf(f, "/* A library's own event: %s:%s. */\n"
+            "static void emit_lib_event(const struct qtrace_record *r_, "
+            "unsigned int on_)\n{\n"
+            "    uint64_t values_[QTRACE_MAX_ARGS];\n"
+            "    char text_[1024];\n"
+            "    unsigned int i_;\n", g, n);
+    fputs("    const bool ust_ = ", f);
+    if (ust) {
+        fprintf(f, "(on_ & QTRACE_TRACE_BACKEND_UST) &&\n"
+                "        __builtin_expect(__atomic_load_n(\n"
+                "            &lttng_ust_tracepoint_%s___%s.state, "
+                "__ATOMIC_RELAXED) != 0, 0);\n", g, n);
+    } else {
+        fputs("false;\n", f);
+    }
+    fputs("    const bool sdt_ = ", f);
+    if (sdt) {
+        fprintf(f, "(on_ & QTRACE_TRACE_BACKEND_DTRACE) &&\n"
+                "        __builtin_expect(__atomic_load_n(&%s_%s_semaphore, "
+                "__ATOMIC_RELAXED) != 0, 0);\n", g, n);
+    } else {
+        fputs("false;\n", f);
+    }
+    fputs("\n    if ((!ust_ && !sdt_) || !strchr(r_->ev->name, ':')) {\n"
+          "        return;\n    }\n"
+          "    for (i_ = 0; i_ < r_->ev->n_args && i_ < QTRACE_MAX_ARGS; "
+          "i_++) {\n"
+          "        values_[i_] = qtrace_record_u64(r_, i_);\n    }\n"
+          "    qtrace_record_fmt(r_, text_, sizeof(text_));\n", f);
+    if (ust) {
+        fprintf(f, "    if (ust_) {\n        lttng_ust_tracepoint(%s, %s, "
+                "r_->ev->name, text_, values_,\n"
+                "                             i_);\n    }\n", g, n);
+    }
+    if (sdt) {
+        fprintf(f, "    if (sdt_) {\n        STAP_PROBE4(%s, %s, "
+                "r_->ev->name, text_, i_, values_);\n    }\n", g, n);
+    }
+    fputs("}\n\n", f);
+}
+
 void gen_plugin_c(FILE *f, const struct qtrace_catalog *cat,
                   const struct gen_program *gp)
 {
@@ -170,8 +229,15 @@ void gen_plugin_c(FILE *f, const struct qtrace_catalog *cat,
         print_event(f, &cat->events[i], gp);
     }
     print_table(f, cat);
+    if (probes) {
+        print_lib_event(f, gp);
+    }
     fputs("void backend_probes_emit(const struct qtrace_record *rec, "
           "unsigned int on)\n{\n"
           "    if (rec->ev->id < sizeof(emit_by_id) / sizeof(emit_by_id[0])) "
-          "{\n        emit_by_id[rec->ev->id](rec, on);\n    }\n}\n", f);
+          "{\n        emit_by_id[rec->ev->id](rec, on);\n    }", f);
+    if (probes) {
+        fputs(" else {\n        emit_lib_event(rec, on);\n    }", f);
+    }
+    fputs("\n}\n", f);
 }

@@ -64,6 +64,26 @@ static void print_event(FILE *f, const struct qtrace_event_desc *ev,
     fputs("    )\n)\n\n", f);
 }
 
+/*
+ * The plugin's provider only: an instrumentation library's own event
+ * (LIB:EVENT, known at run time, so without a tracepoint of its own) as
+ * its name, the text qtrace dump shows, and its arguments as integers.
+ */
+static void print_lib_event(FILE *f, const struct gen_program *gp)
+{
+    fprintf(f, "/* A library's own event (docs/instrument.md). */\n"
+            "LTTNG_UST_TRACEPOINT_EVENT(%s, %s,\n"
+            "    LTTNG_UST_TP_ARGS(const char *, name, const char *, text,\n"
+            "                      const uint64_t *, values, "
+            "unsigned int, n_values),\n"
+            "    LTTNG_UST_TP_FIELDS(\n"
+            "        lttng_ust_field_string(name, name)\n"
+            "        lttng_ust_field_string(text, text)\n"
+            "        lttng_ust_field_sequence(uint64_t, values, values, "
+            "unsigned int,\n                                 n_values)\n"
+            "    )\n)\n\n", gp->group, GEN_UST_LIB_EVENT);
+}
+
 void gen_ust_events_h(FILE *f, const struct qtrace_catalog *cat,
                       const struct gen_program *gp)
 {
@@ -95,6 +115,9 @@ void gen_ust_events_h(FILE *f, const struct qtrace_catalog *cat,
         if (!cat->events[i].disabled) {
             print_event(f, &cat->events[i], gp);
         }
+    }
+    if (gp->plugin) {
+        print_lib_event(f, gp);
     }
     fprintf(f, "#endif /* QTRACE_TRACE_UST_%s_H */\n\n"
             "#include <lttng/tracepoint-event.h>\n", gup);

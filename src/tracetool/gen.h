@@ -7,6 +7,7 @@
 #ifndef QTRACE_TRACETOOL_GEN_H
 #define QTRACE_TRACETOOL_GEN_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "qtrace/catalog.h"
@@ -21,6 +22,8 @@ struct gen_program {
     const char *h_name;             /* the header trace.c includes */
     const char *binary;             /* --binary, for --format=stap */
     const char *probe_prefix;       /* stap probe prefix, "qemu.NAME" */
+    bool plugin;                    /* --plugin: qtrace's own catalog; the
+                                       ust provider adds lib_event */
 };
 
 /* The backends with a switch of their own (an LTTng session, a tracer). */
@@ -44,6 +47,8 @@ void gen_program_c(FILE *f, const struct qtrace_catalog *cat,
  */
 #define GEN_UST_HEADER "trace-ust-%s.h"     /* %s: the group */
 #define GEN_UST_MAX_ARGS 10                 /* LTTng's TP_ARGS takes 10 */
+#define GEN_UST_LIB_EVENT "lib_event"       /* the plugin's tracepoint for
+                                               libraries' own events */
 void gen_ust_events_h(FILE *f, const struct qtrace_catalog *cat,
                       const struct gen_program *gp);
 void gen_ust_decl_h(FILE *f, const struct qtrace_event_desc *ev,
@@ -79,6 +84,14 @@ void gen_dtrace_call_c(FILE *f, const struct qtrace_event_desc *ev,
  */
 void gen_plugin_c(FILE *f, const struct qtrace_catalog *cat,
                   const struct gen_program *gp);
+
+/*
+ * An instrumentation library's own events (gen-instr.c, --instr=LIB):
+ * one header with their catalog lines named LIB:EVENT, the registration
+ * call and a typed call per event. src: the trace-events name.
+ */
+void gen_instr_h(FILE *f, const struct qtrace_catalog *cat, const char *lib,
+                 const char *src);
 
 /* Helpers all use. */
 void gen_upper(const char *name, char *out, size_t size);

@@ -7,7 +7,8 @@
  * The ust backend adds an LTTng provider header (--format=ust-events-h),
  * the dtrace backend QEMU's .d and .stp files (--format=d, stap).
  * --plugin reads qtrace's own catalog for the plugin's ust and dtrace
- * probes (--format=plugin-c, gen-plugin.c).
+ * probes (--format=plugin-c, gen-plugin.c). --instr=LIB writes an
+ * instrumentation library's header for its own events (gen-instr.c).
  * Options and errors here, the outputs in gen-*.c.
  */
 #include <errno.h>
@@ -92,7 +93,8 @@ struct tt_output {
     const char *src;                /* trace-events name for comments */
     const char *format;             /* records-h, records-c, h, c,
                                        ust-events-h, d, stap */
-    const char *h_name;             /* header the .c includes */
+    const char *h_name;             /* header the .c includes; instr-h:
+                                       the library's name */
     const struct gen_program *gp;   /* h and c only */
 };
 
@@ -112,6 +114,8 @@ static void tt_generate(FILE *f, const struct tt_output *o)
         gen_dtrace_stap(f, o->cat, o->gp);
     } else if (strcmp(o->format, "plugin-c") == 0) {
         gen_plugin_c(f, o->cat, o->gp);
+    } else if (strcmp(o->format, "instr-h") == 0) {
+        gen_instr_h(f, o->cat, o->h_name, o->src);
     } else {
         gen_program_c(f, o->cat, o->gp);
     }
@@ -237,6 +241,15 @@ static int tt_load(const char *path, enum fmt_check_mode mode,
         return -1;
     }
     for (i = 1; i <= cat->n_events; i++) {
+        if (strchr(cat->events[i].name, ':')) {
+            /* LIB:EVENT is what a trace's catalog makes of --instr. */
+            fprintf(stderr, TT_NAME ": %s:%u:1: %s: ':' is for a library's "
+                    "events in a trace; name the event alone and the "
+                    "library with --instr=LIB\n", path,
+                    cat->events[i].line, cat->events[i].name);
+            qtrace_catalog_fini(cat);
+            return -1;
+        }
         if (fmt_check_event(&cat->events[i], mode, &err) < 0) {
             fprintf(stderr, TT_NAME ": %s:%s\n", path, err.msg);
             qtrace_catalog_fini(cat);
@@ -294,6 +307,7 @@ struct tt_opts {
     const char *target_type;        /* --target-type (stap prefix) */
     const char *target_name;        /* --target-name (stap prefix) */
     const char *probe_prefix;       /* --probe-prefix (stap) */
+    const char *instr;              /* --instr=LIB: a library's events */
     bool plugin;                    /* --plugin: qtrace's own catalog */
 };
 
@@ -305,6 +319,9 @@ static int tt_usage(void)
           "[--header=NAME]\n"
           "                        [--plugin [--format=plugin-c]]\n"
           "                        TRACE_EVENTS OUT\n"
+          "       " TT_NAME " --instr=LIB TRACE_EVENTS OUT_H   "
+          "(an instrumentation\n"
+          "                        library's own events)\n"
           "       " TT_NAME " TRACE_EVENTS OUT_H OUT_C   "
           "(qtrace's own record catalog)\n"
           "backends: nop, log, simple, ftrace, syslog, ust, dtrace\n",
@@ -335,7 +352,7 @@ static int tt_parse_opts(int argc, char **argv, struct tt_opts *o,
 {
     static const char *const keys[] = {
         "--backends", "--format", "--group", "--binary", "--header",
-        "--target-type", "--target-name", "--probe-prefix",
+        "--target-type", "--target-name", "--probe-prefix", "--instr",
     };
     int i;
 
@@ -343,7 +360,8 @@ static int tt_parse_opts(int argc, char **argv, struct tt_opts *o,
     for (i = 1; i < argc; i++) {
         const char **slot[] = { &o->backends, &o->format, &o->group,
                                 &o->binary, &o->header, &o->target_type,
-                                &o->target_name, &o->probe_prefix };
+                                &o->target_name, &o->probe_prefix,
+                                &o->instr };
         const char *v = NULL;
         size_t k;
 
@@ -480,6 +498,80 @@ static void tt_probe_prefix(const struct tt_opts *o, char *buf, size_t size)
     }
 }
 
+/*
+ * What a library's events cannot have: strings and byte arrays (its
+ * records are fixed-size, filled on the stack) and the vcpu property
+ * (every call names its vCPU). Prints FILE:LINE:1 and returns -1.
+ */
+static int tt_check_instr_events(const char *path,
+                                 const struct qtrace_catalog *cat,
+                                 const char *lib)
+{
+    unsigned int i, k;
+
+    if (cat->n_events == 0) {
+        fprintf(stderr, TT_NAME ": %s: no event\n", path);
+        return -1;
+    }
+    for (i = 1; i <= cat->n_events; i++) {
+        const struct qtrace_event_desc *ev = &cat->events[i];
+
+        if (ev->vcpu) {
+            fprintf(stderr, TT_NAME ": %s:%u:1: %s: property 'vcpu': a "
+                    "library's event always names its vCPU, drop it\n",
+                    path, ev->line, ev->name);
+            return -1;
+        }
+        if (strlen(lib) + 1 + strlen(ev->name) >= sizeof(ev->name)) {
+            fprintf(stderr, TT_NAME ": %s:%u:1: %s: '%s:%s' too long (max "
+                    "%zu characters)\n", path, ev->line, ev->name, lib,
+                    ev->name, sizeof(ev->name) - 1);
+            return -1;
+        }
+        for (k = 0; k < ev->n_args; k++) {
+            const struct qtrace_arg_desc *a = &ev->args[k];
+
+            if (a->type == QTRACE_ARG_STR || a->type == QTRACE_ARG_BYTES) {
+                fprintf(stderr, TT_NAME ": %s:%u:1: %s: argument '%s' (%s): "
+                        "a library's events are fixed-size records, with "
+                        "no strings or byte arrays\n", path, ev->line,
+                        ev->name, a->name, a->ctype);
+                return -1;
+            }
+        }
+    }
+    return 0;
+}
+
+/* --instr=LIB TRACE_EVENTS OUT_H: a library's own events. */
+static int tt_main_instr(const struct tt_opts *o, char **pos)
+{
+    struct qtrace_catalog cat;
+    struct tt_output out = { 0 };
+    int ret;
+
+    if (!tt_is_ident(o->instr) || strlen(o->instr) > 31) {
+        fprintf(stderr, TT_NAME ": --instr=%s: not a C identifier of at most "
+                "31 characters\n", o->instr);
+        return 1;
+    }
+    if (tt_load(pos[0], FMT_CHECK_RECORDS, &cat) < 0) {
+        return 1;
+    }
+    if (tt_check_instr_events(pos[0], &cat, o->instr) < 0) {
+        qtrace_catalog_fini(&cat);
+        return 1;
+    }
+    out.path = pos[1];
+    out.cat = &cat;
+    out.src = tt_basename(pos[0]);
+    out.format = "instr-h";
+    out.h_name = o->instr;
+    ret = tt_write_file(&out);
+    qtrace_catalog_fini(&cat);
+    return ret == 0 ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
     struct tt_opts o = { .group = "all" };
@@ -494,6 +586,10 @@ int main(int argc, char **argv)
 
     if (tt_parse_opts(argc, argv, &o, pos, &n_pos) != 0) {
         return 2;
+    }
+    if (o.instr) {
+        return o.backends || o.format || n_pos != 2 ? tt_usage()
+                                                    : tt_main_instr(&o, pos);
     }
     if (!o.backends && !o.format && n_pos == 3) {
         return tt_main_records(pos);
@@ -526,6 +622,7 @@ int main(int argc, char **argv)
     }
     tt_probe_prefix(&o, prefix, sizeof(prefix));
     gp.binary = o.binary;
+    gp.plugin = o.plugin;
     gp.probe_prefix = prefix;
     tt_header_of(pos[1], h_name, sizeof(h_name));
     gp.group = o.group;

@@ -22,10 +22,12 @@ case ",$PLUGIN_PROBES," in
 esac
 . "$(dirname "$0")/lttng-lib.sh"
 
-# The events of trace-events, "disable" ones too (off until selected).
+# The events of trace-events, "disable" ones too (off until selected),
+# and lib_event, which carries instrumentation libraries' own events.
 catalog_events() {
-    sed -n 's/^\([a-z][a-z_ ]*\)(.*/\1/p' "$TRACE_EVENTS" |
-        awk '{ print $NF }' | sort
+    { sed -n 's/^\([a-z][a-z_ ]*\)(.*/\1/p' "$TRACE_EVENTS" |
+          awk '{ print $NF }'
+      echo lib_event; } | sort
 }
 
 # bt2_events FILE: "name value value ..." per qtrace event babeltrace2
@@ -107,7 +109,7 @@ check_eq "nothing from qtrace or LTTng on stderr" "" "$(cat "$WORK/err")"
 awk -v pid="$QEMU_PID" '/PID: / { mine = index($0, "PID: " pid " ") > 0 }
     mine && /qtrace:/ { sub(/^ */, ""); sub(/ .*/, ""); sub(/^qtrace:/, "");
                         print }' "$WORK/list" | sort > "$WORK/listed"
-check_eq "lttng list -u while QEMU runs: every event of trace-events" \
+check_eq "lttng list -u while QEMU runs: every event of trace-events, lib_event" \
     "$(catalog_events | tr '\n' ' ')" "$(tr '\n' ' ' < "$WORK/listed")"
 
 bt2_events "$WORK/bt2" 1 | sort -u > "$WORK/names"

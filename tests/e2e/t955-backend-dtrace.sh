@@ -22,7 +22,7 @@ command -v readelf > /dev/null || skip "readelf not installed (binutils)"
 command -v python3 > /dev/null || skip "python3 not installed"
 
 # "name size@ size@ ..." per event of trace-events, sdt's argument sizes
-# (negative: signed; pointers 8 on a 64-bit host).
+# (negative: signed; pointers 8 on a 64-bit host), and lib_event.
 expected_probes() {
     python3 - "$TRACE_EVENTS" <<'PY'
 import re, sys
@@ -38,6 +38,8 @@ for line in open(sys.argv[1]):
         t = a.strip().rsplit(None, 1)[0]
         sizes.append(8 if '*' in a else size[t])
     print(m.group(2), ' '.join('%d@' % s for s in sizes))
+# Instrumentation libraries' own events: name, text, count, values.
+print('lib_event 8@ 8@ 4@ 8@')
 PY
 }
 
@@ -66,7 +68,7 @@ readelf_probes "$QTRACE_PLUGIN" > "$WORK/got"
 readelf -n "$QTRACE_PLUGIN" |
     awk '/Provider:/ { p = $2 } /Name:/ && p == "qtrace" { print $2 }' |
     sort > "$WORK/names"
-check_eq "one stapsdt note per event of trace-events" \
+check_eq "one stapsdt note per event of trace-events, lib_event" \
     "$(cut -d' ' -f1 "$WORK/want" | tr '\n' ' ')" \
     "$(tr '\n' ' ' < "$WORK/names")"
 check_same "argument counts and sizes as trace-events types them" \

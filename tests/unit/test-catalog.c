@@ -304,6 +304,31 @@ static void test_catalog_comments_and_blank_lines_skipped(void **state)
     qtrace_catalog_fini(&cat);
 }
 
+/*
+ * A library's events in a trace's catalog are LIB:EVENT: two libraries
+ * may each have an event of the same name (docs/format.md).
+ */
+static void test_catalog_library_event_names_parse(void **state)
+{
+    struct qtrace_catalog cat;
+    const struct qtrace_event_desc *ev;
+
+    (void)state;
+    parse_ok(&cat, "sample(uint8_t a) \"a %u\"\n"
+             "one:sample(uint64_t pc) \"pc 0x%\" PRIx64 \"\"\n"
+             "disable two:sample(uint16_t k) \"k %u\"\n");
+    assert_int_equal(cat.n_events, 3);
+    ev = qtrace_catalog_find(&cat, "one:sample");
+    assert_non_null(ev);
+    assert_int_equal(ev->id, 2);
+    assert_int_equal(ev->args[0].offset, 16);
+    ev = qtrace_catalog_find(&cat, "two:sample");
+    assert_non_null(ev);
+    assert_int_equal(ev->id, 3);
+    assert_true(ev->disabled);
+    qtrace_catalog_fini(&cat);
+}
+
 static void test_catalog_lookup_out_of_range_returns_null(void **state)
 {
     struct qtrace_catalog cat;
@@ -463,6 +488,10 @@ static const struct bad_case bad_cases[] = {
     { "(void) \"a\"\n", "1:1: expected an event name, found '('" },
     { "disable \n", "1:9: expected '(' after 'disable'" },
     { "\x01(void)\n", "1:1: expected an event name, found 0x01" },
+    { "lib:(void) \"a\"\n", "1:4: expected '(' after 'lib'" },
+    { "lib:_a(void) \"a\"\n", "1:4: expected '(' after 'lib'" },
+    { "a:b:c(void) \"a\"\n", "1:4: expected '(' after 'a:b'" },
+    { "a:b(void) \"a\"\nA:B(void) \"b\"\n", "2:1: duplicate event 'A:B'" },
 };
 
 static void test_catalog_bad_input_error_names_line(void **state)
@@ -629,6 +658,7 @@ int main(void)
         cmocka_unit_test(test_catalog_project_file_parses),
         cmocka_unit_test(test_catalog_bad_input_error_names_line),
         cmocka_unit_test(test_catalog_too_many_events_fails_on_line),
+        cmocka_unit_test(test_catalog_library_event_names_parse),
         cmocka_unit_test(test_catalog_null_arguments_fail),
         cmocka_unit_test(test_catalog_truncated_input_never_crashes),
         cmocka_unit_test(test_catalog_garbage_input_never_crashes),

@@ -381,6 +381,174 @@ static void test_tracetool_output_compiles_and_text_round_trips(void **state)
     free(got);
 }
 
+static int run_tracetool_instr(const struct tt_dir *d, const char *lib)
+{
+    char opt[64];
+    char *argv[] = { (char *)tracetool_path(), opt, (char *)d->in,
+                     (char *)d->out_h, NULL };
+
+    snprintf(opt, sizeof(opt), "--instr=%s", lib);
+    return run(argv, d->err);
+}
+
+/*
+ * --instr refuses, at build time, what a library's fixed-size records
+ * cannot hold, with the file and line of the event, and writes nothing.
+ */
+static void test_tracetool_instr_bad_file_names_file_and_line(void **state)
+{
+    static const struct {
+        const char *lib;
+        const char *text;
+        const char *err;            /* after "qtrace-tracetool: IN" */
+    } cases[] = {
+        { "lib", "a(uint8_t x) \"x %u\"\nb(const char *s) \"%s\"\n",
+          ":2:1: b: argument 's' (const char *): a library's events are "
+          "fixed-size records, with no strings or byte arrays\n" },
+        { "lib", "# bytes\n\nb(const void *p, uint16_t n) \"n %u\"\n",
+          ":3:1: b: argument 'p' (const void *): a library's events are "
+          "fixed-size records, with no strings or byte arrays\n" },
+        { "lib", "vcpu a(uint8_t x) \"x %u\"\n",
+          ":1:1: a: property 'vcpu': a library's event always names its "
+          "vCPU, drop it\n" },
+        { "lib", "ok(void) \"\"\nx:y(void) \"y\"\n",
+          ":2:1: x:y: ':' is for a library's events in a trace; name the "
+          "event alone and the library with --instr=LIB\n" },
+        { "lib", "ok(void) \"\"\nbad(uint8_t x \"x\"\n", ":2:" },
+        { "lib", "ok(uint8_t x) \"x %s\"\n", ":1:" },
+        { "lib", "# nothing\n", ": no event\n" },
+        { "a_library_name_of_31_characters",
+          "an_event_name_of_32_characters__(void) \"\"\n",
+          ":1:1: an_event_name_of_32_characters__: 'a_library_name_of_31_"
+          "characters:an_event_name_of_32_characters__' too long (max 63 "
+          "characters)\n" },
+    };
+    struct tt_dir *d = *state;
+    char want[512];
+    size_t i;
+
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char *msg;
+
+        write_text(d->in, cases[i].text);
+        assert_int_equal(run_tracetool_instr(d, cases[i].lib), 1);
+        msg = read_text(d->err);
+        assert_non_null(msg);
+        snprintf(want, sizeof(want), "qtrace-tracetool: %s%s", d->in,
+                 cases[i].err);
+        if (strncmp(msg, want, strlen(want)) != 0) {
+            fail_msg("case %zu: want '%s', got '%s'", i, want, msg);
+        }
+        assert_false(file_exists(d->out_h));
+        free(msg);
+    }
+}
+
+static void test_tracetool_instr_bad_library_name_exits_1(void **state)
+{
+    struct tt_dir *d = *state;
+    char *msg;
+
+    write_text(d->in, "a(void) \"a\"\n");
+    assert_int_equal(run_tracetool_instr(d, "9lives"), 1);
+    msg = read_text(d->err);
+    assert_non_null(msg);
+    assert_string_equal(msg, "qtrace-tracetool: --instr=9lives: not a C "
+                        "identifier of at most 31 characters\n");
+    assert_false(file_exists(d->out_h));
+    free(msg);
+}
+
+/*
+ * The header compiles with the project's warnings, registers the events
+ * under LIB:EVENT, and a call hands the host the arguments where the
+ * layout rule of docs/format.md puts them (offsets from the record's
+ * header): a 0, b 8, c 16, 18 bytes, the gap zero.
+ */
+static void test_tracetool_instr_header_fills_records(void **state)
+{
+    static const char events[] =
+        "# mine\n"
+        "ev(uint8_t a, uint64_t b, int16_t c) \"a %u b 0x%\" PRIx64 "
+        "\" c %d\"\n"
+        "none(void) \"none\"\n";
+    static const char prog[] =
+        "#include <stdio.h>\n#include \"ev.h\"\n"
+        "static const struct qtrace_instr_events *got;\n"
+        "static int reg(const struct qtrace_instr_host *h,\n"
+        "               const struct qtrace_instr_events *e)\n"
+        "{ (void)h; got = e; return 0; }\n"
+        "static int emit(const struct qtrace_instr_host *h, unsigned int v,\n"
+        "                uint32_t ev, const void *p, size_t len)\n"
+        "{\n"
+        "    size_t i;\n"
+        "    (void)h;\n"
+        "    printf(\"vcpu %u event %u len %zu:\", v, ev, len);\n"
+        "    for (i = 0; i < got->payload_bytes[ev - 1]; i++) {\n"
+        "        printf(\" %02x\", ((const unsigned char *)p)[i]);\n"
+        "    }\n"
+        "    printf(\"\\n\");\n"
+        "    return 0;\n"
+        "}\n"
+        "int main(void)\n{\n"
+        "    struct qtrace_instr_host h = { .api_version =\n"
+        "        QTRACE_INSTR_API_VERSION, .register_events = reg,\n"
+        "        .emit_event = emit };\n"
+        "    if (trace_mine_register(&h) != 0) { return 3; }\n"
+        "    printf(\"%s %u %u %u\\n%s\", got->lib, got->n_events,\n"
+        "           got->payload_bytes[0], got->payload_bytes[1],\n"
+        "           got->catalog);\n"
+        "    trace_mine_ev(&h, 3, 0x11, 0x2233445566778899ull, -2);\n"
+        "    trace_mine_none(&h, 0);\n"
+        "    return 0;\n}\n";
+    static const char want[] =
+        "mine 2 18 0\n"
+        "mine:ev(uint8_t a, uint64_t b, int16_t c) \"a %u b 0x%\" PRIx64 "
+        "\" c %d\"\n"
+        "mine:none(void) \"none\"\n"
+        "vcpu 3 event 1 len 24: 11 00 00 00 00 00 00 00 99 88 77 66 55 44 "
+        "33 22 fe ff\n"
+        "vcpu 0 event 2 len 1:\n";
+    struct tt_dir *d = *state;
+    const char *src = getenv("TRACE_EVENTS");
+    char inc[192];
+    char main_c[128];
+    char exe[128];
+    char out[128];
+    char *cc_argv[] = { "cc", "-std=c11", "-Wall", "-Wextra", "-Werror",
+                        "-I", inc, "-I", d->root, "-o", exe, main_c, NULL };
+    char *run_argv[] = { exe, NULL };
+    char *got;
+    int ret;
+
+    if (!src || strlen(src) > sizeof(inc) - 32) {
+        skip();
+    }
+    snprintf(inc, sizeof(inc), "%.*sinclude",
+             (int)(strrchr(src, '/') ? strrchr(src, '/') - src + 1 : 0),
+             src);
+    snprintf(main_c, sizeof(main_c), "%s/main.c", d->root);
+    snprintf(exe, sizeof(exe), "%s/prog", d->root);
+    snprintf(out, sizeof(out), "%s/prog.out", d->root);
+
+    write_text(d->in, events);
+    assert_int_equal(run_tracetool_instr(d, "mine"), 0);
+    write_text(main_c, prog);
+    ret = run(cc_argv, out);
+    if (ret < 0) {
+        skip();                         /* no C compiler on this machine */
+    }
+    if (ret != 0) {
+        got = read_text(out);
+        fail_msg("generated header does not compile:\n%s", got);
+    }
+    assert_int_equal(run(run_argv, out), 0);
+    got = read_text(out);
+    assert_non_null(got);
+    assert_string_equal(got, want);
+    free(got);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -404,6 +572,15 @@ int main(void)
             setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(
             test_tracetool_output_compiles_and_text_round_trips,
+            setup_dir, teardown_dir),
+        cmocka_unit_test_setup_teardown(
+            test_tracetool_instr_bad_file_names_file_and_line,
+            setup_dir, teardown_dir),
+        cmocka_unit_test_setup_teardown(
+            test_tracetool_instr_bad_library_name_exits_1,
+            setup_dir, teardown_dir),
+        cmocka_unit_test_setup_teardown(
+            test_tracetool_instr_header_fills_records,
             setup_dir, teardown_dir),
     };
 

@@ -526,7 +526,10 @@ void instr_host_fill(struct instr_lib *lib, const struct instr_env *env)
         .on_func_entry = on_func_entry,
         .on_func_exit = on_func_exit,
         .image = image,
+        .register_events = instr_events_register,
+        .emit_event = instr_events_emit,
     };
+    instr_events_setup(env);
 }
 
 /*

@@ -31,6 +31,13 @@ struct instr_lib {
     void *func_entry_data;
     qtrace_instr_func_fn func_exit;
     void *func_exit_data;
+    /* Its own events (instr-events.c): read per event, set in init. */
+    char ev_lib[32];                    /* the name they go under */
+    uint32_t ev_n;                      /* registered events, 0: none */
+    uint16_t ev_first;                  /* catalog id of its event 1 */
+    uint16_t *ev_payload;               /* per event: argument bytes */
+    uint16_t *ev_size;                  /* per event: record bytes */
+    char ev_why[160];                   /* why register_events refused */
 };
 
 /* The libraries loaded, in load order; set once at install. */
@@ -45,5 +52,16 @@ void instr_host_fill(struct instr_lib *lib, const struct instr_env *env);
 struct qemu_plugin_insn;
 struct qemu_plugin_insn *instr_host_insn(const struct qtrace_instr_tb *tb,
                                          uint32_t i);
+
+/* The host calls of a library's own events (instr-events.c). */
+void instr_events_setup(const struct instr_env *env);
+int instr_events_register(const struct qtrace_instr_host *h,
+                          const struct qtrace_instr_events *events);
+int instr_events_emit(const struct qtrace_instr_host *h, unsigned int vcpu,
+                      uint32_t event, const void *payload, size_t len);
+/* Forget what lib registered (it is being unloaded). */
+void instr_events_release(struct instr_lib *lib);
+/* Forget every library's events (all are being unloaded). */
+void instr_events_reset(void);
 
 #endif /* QTRACE_PLUGIN_INSTR_LIB_H */

@@ -196,8 +196,11 @@ static int init_qtrace(struct instr_lib *lib, const struct instr_spec *spec,
     if (ret != 0) {
         /* A library's message is cut to one line. */
         why[strcspn(why, "\n")] = '\0';
-        qtrace_err_set(err, "instr=%s: qtrace_instr_init failed (%d)%s%s",
-                       spec->path, ret, why[0] ? ": " : "", why);
+        /* The host's own reason first: the library may not pass it on. */
+        qtrace_err_set(err, "instr=%s: qtrace_instr_init failed (%d)%s%s%s%s",
+                       spec->path, ret, lib->ev_why[0] ? ": register_events: "
+                                                       : "",
+                       lib->ev_why, why[0] ? ": " : "", why);
         lib->fini = NULL;
         return -1;
     }
@@ -234,9 +237,11 @@ static void unload_all(void)
         if (instr_libs[i].dl) {
             dlclose(instr_libs[i].dl);
         }
+        instr_events_release(&instr_libs[i]);
         memset(&instr_libs[i], 0, sizeof(instr_libs[i]));
     }
     instr_n_libs = 0;
+    instr_events_reset();
 }
 
 int instr_load_all(const struct instr_spec *specs, size_t n,
@@ -258,6 +263,7 @@ int instr_load_all(const struct instr_spec *specs, size_t n,
             if (instr_libs[i].dl) {
                 dlclose(instr_libs[i].dl);
             }
+            instr_events_release(&instr_libs[i]);
             memset(&instr_libs[i], 0, sizeof(instr_libs[i]));
             instr_fini_all();
             unload_all();

@@ -40,6 +40,15 @@ struct instr_env {
      */
     void (*flush_translations)(void);
     bool calls;         /* the call tracker can follow this target */
+    /* Events of the plugin's catalog: library events take the next ids. */
+    unsigned int builtin_events;
+    /*
+     * Appends a record of catalog id and size bytes whose arguments are
+     * the len bytes at payload (the rest zero), or NULL when libraries'
+     * events are not recorded. Called on vcpu's thread.
+     */
+    void (*emit_record)(unsigned int vcpu, uint16_t id, uint16_t size,
+                        const void *payload, size_t len);
 };
 
 /*
@@ -49,6 +58,14 @@ struct instr_env {
  */
 int instr_load_all(const struct instr_spec *specs, size_t n,
                    const struct instr_env *env, struct qtrace_err *err);
+
+/*
+ * The catalog lines of the libraries' own events, in registration order
+ * (ids: builtin_events + 1, + 2...), to append to the plugin's catalog
+ * before the trace's META is written; NULL when none registered.
+ * *first and *n: the ids they take.
+ */
+const char *instr_events_catalog(unsigned int *first, unsigned int *n);
 
 /* Call every library's fini once, at exit (a second call does nothing). */
 void instr_fini_all(void);
