@@ -41,12 +41,13 @@ void ctl_switch_cross(struct vbuf *vb, enum vbuf_cross how, uint64_t time)
         writer_insns_add(time - vb->file_icount);
         vb->file_icount = time;
     }
-    if (how != VBUF_CROSS_OFF && vb->pack) {
-        restart_stream(vc, time);
-    }
     r = emit(vc, QTRACE_EV_TRACE_SWITCH, sizeof(*r), time);
     r->vcpu = vb->vcpu;
     r->on = how != VBUF_CROSS_OFF;
+    /* After the switch record: nothing but it lies between off and on. */
+    if (how != VBUF_CROSS_OFF && vb->pack) {
+        restart_stream(vc, time);
+    }
 }
 
 uint64_t ctl_switch_file_insns(const struct vbuf *vb, uint64_t icount)
