@@ -270,5 +270,12 @@ void *vbuf_reserve_slow(struct vbuf *vb, uint32_t size)
     }
     p = vb->pos;
     vb->pos = p + size;
+    /*
+     * A stream of blocks that has yet to cross: its next block must take
+     * the slow path too, however much room the chunk has.
+     */
+    if (vb->blocks && vbuf_must_cross(vb)) {
+        vb->end = vb->pos;
+    }
     return p;
 }

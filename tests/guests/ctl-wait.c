@@ -9,11 +9,13 @@
  *                        rounds again, exit 0. Known by construction:
  *                        2 * ROUNDS getppid calls, one read of PATH.
  *   ctl-wait spin PATH   rounds of work until PATH exists (checked with
- *                        access after each round), then exit 0.
+ *                        access after each round, then a 10 ms sleep so
+ *                        that traces stay small), then exit 0.
  */
 #include <fcntl.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #define ROUNDS 50
@@ -60,8 +62,11 @@ static int run_fifo(const char *path)
 
 static int run_spin(const char *path)
 {
+    const struct timespec pause = { 0, 10 * 1000 * 1000 };
+
     while (access(path, F_OK) != 0) {
         rounds(1);
+        nanosleep(&pause, NULL);
     }
     return 0;
 }
