@@ -371,7 +371,8 @@ static int make_socket(const char *path, struct qtrace_err *err)
     old_mask = umask(0177);
     ret = bind(fd, (struct sockaddr *)&sa, sizeof(sa));
     umask(old_mask);
-    if (ret < 0 || listen(fd, CTL_MAX_CLIENTS) < 0) {
+    /* A deep backlog: clients over the bound are told so, not refused. */
+    if (ret < 0 || listen(fd, 128) < 0) {
         ret = -errno;
         qtrace_err_set(err, "%s: %s", path, strerror(errno));
         close(fd);
