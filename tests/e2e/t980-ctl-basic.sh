@@ -136,4 +136,18 @@ if [ "${n_sys:-0}" -lt "${n_ret:-0}" ]; then
 else
     fail "syscall off: $n_sys syscall, $n_ret syscall_ret"
 fi
+
+# A guest killed by a signal: the socket and the link go too.
+ctl_start_guest "$SOCK" "$WORK/k.qtr" "" spin "$STOP.never"
+ctl_wait_socket "$SOCK"
+"$QTRACE" ctl "$SOCK" help > /dev/null
+kill -TERM "$QEMU_PID"
+wait "$QEMU_PID"
+check_eq "killed guest: status" 143 $?
+[ ! -e "$SOCK" ] && pass "killed guest: socket removed" ||
+    fail "killed guest: socket left"
+[ ! -L "${LINK%/*}/$QEMU_PID" ] && pass "killed guest: PID link removed" ||
+    fail "killed guest: PID link left"
+check_eq "killed guest: trace end" "complete (guest signal 15, SIGTERM)" \
+    "$("$QTRACE" info "$WORK/k.qtr" | sed -n 's/^end: //p')"
 finish
