@@ -22,72 +22,40 @@
 #include "flush.h"
 #include "pack.h"
 #include "sink.h"
-#include "vcpu.h"
+#include "writer-int.h"
 #include "writer.h"
 
-#define MAX_WATCHED MAX_VCPUS
-
-static struct {
-    pthread_mutex_t lock;       /* guards the fields up to n_busy */
-    pthread_cond_t work;        /* queue not empty, or stop */
-    pthread_cond_t freed;       /* a chunk went back to the pool */
-    struct chunk *free_list;
-    struct chunk *head, *tail;  /* queue, oldest first */
-    size_t n_alloc;             /* chunks that exist */
-    size_t max_alloc;           /* soft bound from buffer= */
-    size_t n_busy;              /* queued or being written */
-    bool stop_thread;
-    struct writer_req *reqs;    /* runtime control's, oldest first */
-
-    pthread_mutex_t trans_lock; /* guards trans and trans_full */
-    struct chunk *trans;        /* shared translation chunk */
-    struct chunk *trans_full;   /* full ones not yet written, newest first */
-
-    size_t chunk_bytes;
-    pthread_t thread;
-    bool started;
-    atomic_bool stopping;
-    atomic_uint_fast64_t lost_records;
-
-    struct sink **sinks;        /* writer thread only, after start */
-    size_t n_sinks;
-    uint64_t chunks;            /* DATA chunks written */
-    uint64_t records;           /* records in them */
-    uint64_t bytes;             /* record bytes in them */
-    uint64_t lost_base;         /* lost_records when this file began */
-    uint64_t start_ns;          /* when this file began */
-
-    bool keep_trans;            /* writer_keep_translations */
-    uint8_t *trans_copy;        /* every tb_trans record written */
-    size_t trans_copy_len, trans_copy_cap;
-} w = {
+struct writer_state writer_st = {
     .lock = PTHREAD_MUTEX_INITIALIZER,
     .work = PTHREAD_COND_INITIALIZER,
     .freed = PTHREAD_COND_INITIALIZER,
     .trans_lock = PTHREAD_MUTEX_INITIALIZER,
 };
 
+/* Every use below goes through w: the state is shared with writer-ctl.c. */
+static struct writer_state *const w = &writer_st;
+
 static struct chunk *chunk_alloc(void)
 {
-    struct chunk *c = malloc(sizeof(*c) + w.chunk_bytes);
+    struct chunk *c = malloc(sizeof(*c) + w->chunk_bytes);
 
     if (c) {
         memset(c, 0, sizeof(*c));
-        c->cap = (uint32_t)w.chunk_bytes;
-        w.n_alloc++;
+        c->cap = (uint32_t)w->chunk_bytes;
+        w->n_alloc++;
     }
     return c;
 }
 
-/* Caller holds w.lock. */
+/* Caller holds w->lock. */
 static struct chunk *take_free_locked(bool may_wait)
 {
     struct chunk *c;
 
     for (;;) {
-        if (w.free_list) {
-            c = w.free_list;
-            w.free_list = c->next;
+        if (w->free_list) {
+            c = w->free_list;
+            w->free_list = c->next;
             c->next = NULL;
             return c;
         }
@@ -96,10 +64,10 @@ static struct chunk *take_free_locked(bool may_wait)
          * nothing is queued no chunk will come back, so grow instead of
          * waiting forever (every vCPU holding a chunk, none queued).
          */
-        if (w.n_alloc < w.max_alloc || w.n_busy == 0 || !may_wait) {
+        if (w->n_alloc < w->max_alloc || w->n_busy == 0 || !may_wait) {
             return chunk_alloc();
         }
-        pthread_cond_wait(&w.freed, &w.lock);
+        pthread_cond_wait(&w->freed, &w->lock);
     }
 }
 
@@ -107,9 +75,9 @@ struct chunk *writer_chunk_get(void)
 {
     struct chunk *c;
 
-    pthread_mutex_lock(&w.lock);
-    c = w.stop_thread ? NULL : take_free_locked(true);
-    pthread_mutex_unlock(&w.lock);
+    pthread_mutex_lock(&w->lock);
+    c = w->stop_thread ? NULL : take_free_locked(true);
+    pthread_mutex_unlock(&w->lock);
     return c;
 }
 
@@ -117,43 +85,43 @@ struct chunk *writer_chunk_try_get(void)
 {
     struct chunk *c = NULL;
 
-    pthread_mutex_lock(&w.lock);
-    if (!w.stop_thread && (w.free_list || w.n_alloc < w.max_alloc)) {
+    pthread_mutex_lock(&w->lock);
+    if (!w->stop_thread && (w->free_list || w->n_alloc < w->max_alloc)) {
         c = take_free_locked(false);
     }
-    pthread_mutex_unlock(&w.lock);
+    pthread_mutex_unlock(&w->lock);
     return c;
 }
 
-static void recycle_locked(struct chunk *c)
+void writer_recycle_locked(struct chunk *c)
 {
     c->len = 0;
     c->n_records = 0;
-    c->next = w.free_list;
-    w.free_list = c;
-    pthread_cond_signal(&w.freed);
+    c->next = w->free_list;
+    w->free_list = c;
+    pthread_cond_signal(&w->freed);
 }
 
 void writer_chunk_put(struct chunk *c)
 {
-    if (!w.started) {
+    if (!w->started) {
         return;         /* a forked child: see writer_after_fork_child */
     }
-    pthread_mutex_lock(&w.lock);
+    pthread_mutex_lock(&w->lock);
     if (c->len == 0) {
-        recycle_locked(c);
+        writer_recycle_locked(c);
     } else {
         c->next = NULL;
-        if (w.tail) {
-            w.tail->next = c;
+        if (w->tail) {
+            w->tail->next = c;
         } else {
-            w.head = c;
+            w->head = c;
         }
-        w.tail = c;
-        w.n_busy++;
-        pthread_cond_signal(&w.work);
+        w->tail = c;
+        w->n_busy++;
+        pthread_cond_signal(&w->work);
     }
-    pthread_mutex_unlock(&w.lock);
+    pthread_mutex_unlock(&w->lock);
 }
 
 void *writer_trans_reserve(uint32_t size)
@@ -161,31 +129,31 @@ void *writer_trans_reserve(uint32_t size)
     struct chunk *c;
     void *p;
 
-    if (!w.started) {
+    if (!w->started) {
         return NULL;
     }
-    pthread_mutex_lock(&w.trans_lock);
-    c = w.trans;
+    pthread_mutex_lock(&w->trans_lock);
+    c = w->trans;
     if (c && c->len + size > c->cap) {
         /* Kept apart from the queue: see flush_trans. */
-        c->next = w.trans_full;
-        w.trans_full = c;
-        c = w.trans = NULL;
+        c->next = w->trans_full;
+        w->trans_full = c;
+        c = w->trans = NULL;
     }
     if (!c) {
-        pthread_mutex_lock(&w.lock);
+        pthread_mutex_lock(&w->lock);
         /* Never waits: the writer needs trans_lock to free chunks. */
         c = take_free_locked(false);
-        pthread_mutex_unlock(&w.lock);
+        pthread_mutex_unlock(&w->lock);
         if (!c || size > c->cap) {
-            pthread_mutex_unlock(&w.trans_lock);
+            pthread_mutex_unlock(&w->trans_lock);
             return NULL;
         }
         c->vcpu = QTRACE_VCPU_NONE;
         c->stream = 0;
         c->flags = 0;
         c->len = 0;
-        w.trans = c;
+        w->trans = c;
     }
     p = c->data + c->len;
     c->len += size;
@@ -195,7 +163,7 @@ void *writer_trans_reserve(uint32_t size)
 
 void writer_trans_commit(void)
 {
-    pthread_mutex_unlock(&w.trans_lock);
+    pthread_mutex_unlock(&w->trans_lock);
 }
 
 bool writer_is_behind(void)
@@ -203,40 +171,34 @@ bool writer_is_behind(void)
     bool behind;
 
     /* n_busy counts the chunk being written: two more are waiting. */
-    pthread_mutex_lock(&w.lock);
-    behind = w.n_busy > 2;
-    pthread_mutex_unlock(&w.lock);
+    pthread_mutex_lock(&w->lock);
+    behind = w->n_busy > 2;
+    pthread_mutex_unlock(&w->lock);
     return behind;
 }
 
 bool writer_is_stopping(void)
 {
-    return atomic_load_explicit(&w.stopping, memory_order_relaxed);
+    return atomic_load_explicit(&w->stopping, memory_order_relaxed);
 }
 
 void writer_count_lost(uint32_t records)
 {
-    atomic_fetch_add_explicit(&w.lost_records, records,
+    atomic_fetch_add_explicit(&w->lost_records, records,
                               memory_order_relaxed);
 }
 
-/* Per-vCPU counters for the stats command, for the first vCPUs. */
-#define STATS_VCPUS 64
+struct writer_vcpu_stats writer_vcpu_stats[WRITER_STATS_VCPUS];
 
-static struct {
-    uint32_t stream;            /* the last stream seen */
-    uint64_t records, chunks;   /* in the current file */
-} vcpu_stats[STATS_VCPUS];
-
-static void count_records(const struct chunk *c)
+void writer_count_records(const struct chunk *c)
 {
-    w.records += c->n_records;
-    w.bytes += c->len;
-    w.chunks++;
-    if (c->vcpu < STATS_VCPUS) {
-        vcpu_stats[c->vcpu].stream = c->stream;
-        vcpu_stats[c->vcpu].records += c->n_records;
-        vcpu_stats[c->vcpu].chunks++;
+    w->records += c->n_records;
+    w->bytes += c->len;
+    w->chunks++;
+    if (c->vcpu < WRITER_STATS_VCPUS) {
+        writer_vcpu_stats[c->vcpu].stream = c->stream;
+        writer_vcpu_stats[c->vcpu].records += c->n_records;
+        writer_vcpu_stats[c->vcpu].chunks++;
     }
 }
 
@@ -244,9 +206,9 @@ static void write_to_sinks(const struct chunk *c)
 {
     size_t i;
 
-    count_records(c);
-    for (i = 0; i < w.n_sinks; i++) {
-        struct sink *s = w.sinks[i];
+    writer_count_records(c);
+    for (i = 0; i < w->n_sinks; i++) {
+        struct sink *s = w->sinks[i];
 
         if (s->failed) {
             s->chunks_lost++;
@@ -257,7 +219,7 @@ static void write_to_sinks(const struct chunk *c)
 }
 
 /* A vCPU chunk; a staged one is packed here, off the vCPU's thread. */
-static void write_vcpu_chunk(const struct chunk *c)
+void writer_write_vcpu_chunk(const struct chunk *c)
 {
     const struct chunk *packed;
     char why[160];
@@ -275,58 +237,25 @@ static void write_vcpu_chunk(const struct chunk *c)
     write_to_sinks(packed);
 }
 
-/* Keep c's tb_trans records (raw, as the translation chunk holds them). */
-static void copy_translations(const struct chunk *c)
-{
-    uint32_t off = 0;
-
-    while (w.keep_trans && off + sizeof(struct qtrace_rec) <= c->len) {
-        struct qtrace_rec r;
-
-        memcpy(&r, c->data + off, sizeof(r));
-        if (r.size < sizeof(r) || off + r.size > c->len) {
-            break;
-        }
-        if (r.id == QTRACE_EV_TB_TRANS) {
-            if (w.trans_copy_len + r.size > w.trans_copy_cap) {
-                size_t cap = w.trans_copy_cap ? w.trans_copy_cap * 2 : 65536;
-                uint8_t *p = realloc(w.trans_copy, cap);
-
-                if (!p) {
-                    fprintf(stderr, "qtrace: translations kept for "
-                            "trace-file set: %s\n", strerror(ENOMEM));
-                    w.keep_trans = false;
-                    break;
-                }
-                w.trans_copy = p;
-                w.trans_copy_cap = cap;
-            }
-            memcpy(w.trans_copy + w.trans_copy_len, c->data + off, r.size);
-            w.trans_copy_len += r.size;
-        }
-        off += r.size;
-    }
-}
-
 /*
  * Write the pending translations. Called before every vCPU chunk: the
  * translations of any block that chunk executed were reserved before the
  * chunk was queued, so they are in trans_full or trans by now.
  */
-static void flush_trans(void)
+void writer_flush_trans(void)
 {
     struct chunk *full, *cur, *order = NULL;
 
-    pthread_mutex_lock(&w.trans_lock);
-    full = w.trans_full;
-    w.trans_full = NULL;
-    cur = w.trans;
+    pthread_mutex_lock(&w->trans_lock);
+    full = w->trans_full;
+    w->trans_full = NULL;
+    cur = w->trans;
     if (cur && cur->len > 0) {
-        w.trans = NULL;
+        w->trans = NULL;
     } else {
         cur = NULL;
     }
-    pthread_mutex_unlock(&w.trans_lock);
+    pthread_mutex_unlock(&w->trans_lock);
 
     while (full) {              /* reverse into oldest-first order */
         struct chunk *next = full->next;
@@ -351,11 +280,11 @@ static void flush_trans(void)
     while (order) {
         struct chunk *next = order->next;
 
-        copy_translations(order);
+        writer_copy_translations(order);
         write_to_sinks(order);
-        pthread_mutex_lock(&w.lock);
-        recycle_locked(order);
-        pthread_mutex_unlock(&w.lock);
+        pthread_mutex_lock(&w->lock);
+        writer_recycle_locked(order);
+        pthread_mutex_unlock(&w->lock);
         order = next;
     }
 }
@@ -368,14 +297,14 @@ static void flush_trans(void)
  */
 static void writer_after_fork_child(void)
 {
-    pthread_mutex_init(&w.lock, NULL);
-    pthread_mutex_init(&w.trans_lock, NULL);
-    pthread_cond_init(&w.work, NULL);
-    pthread_cond_init(&w.freed, NULL);
-    atomic_store(&w.stopping, true);
-    w.stop_thread = true;
-    w.started = false;
-    w.n_sinks = 0;
+    pthread_mutex_init(&w->lock, NULL);
+    pthread_mutex_init(&w->trans_lock, NULL);
+    pthread_cond_init(&w->work, NULL);
+    pthread_cond_init(&w->freed, NULL);
+    atomic_store(&w->stopping, true);
+    w->stop_thread = true;
+    w->started = false;
+    w->n_sinks = 0;
     flush_after_fork_child();
 }
 
@@ -387,28 +316,26 @@ void writer_watch(struct vbuf *vb)
 /*
  * Wait for a queued chunk or the next flush look, whichever comes first;
  * the look itself runs unlocked (it may queue chunks). Caller holds
- * w.lock, and holds it again on return.
+ * w->lock, and holds it again on return.
  */
 static void wait_for_work_locked(uint64_t deadline)
 {
     struct timespec ts;
 
-    while (!w.head && !w.reqs && !w.stop_thread) {
+    while (!w->head && !w->reqs && !w->stop_thread) {
         if (deadline == UINT64_MAX) {
-            pthread_cond_wait(&w.work, &w.lock);
+            pthread_cond_wait(&w->work, &w->lock);
             continue;
         }
         ts.tv_sec = (time_t)(deadline / 1000000000u);
         ts.tv_nsec = (long)(deadline % 1000000000u);
-        if (pthread_cond_timedwait(&w.work, &w.lock, &ts) == ETIMEDOUT) {
-            pthread_mutex_unlock(&w.lock);
+        if (pthread_cond_timedwait(&w->work, &w->lock, &ts) == ETIMEDOUT) {
+            pthread_mutex_unlock(&w->lock);
             deadline = flush_tick(flush_now_ns());
-            pthread_mutex_lock(&w.lock);
+            pthread_mutex_lock(&w->lock);
         }
     }
 }
-
-static void serve_request(struct writer_req *req);
 
 static void *writer_main(void *arg)
 {
@@ -419,37 +346,37 @@ static void *writer_main(void *arg)
         struct writer_req *req;
         struct chunk *c;
 
-        pthread_mutex_lock(&w.lock);
-        if (!w.stop_thread) {
+        pthread_mutex_lock(&w->lock);
+        if (!w->stop_thread) {
             wait_for_work_locked(deadline);
         }
-        req = w.reqs;
+        req = w->reqs;
         if (req) {
-            w.reqs = req->next;
-            pthread_mutex_unlock(&w.lock);
-            serve_request(req);
+            w->reqs = req->next;
+            pthread_mutex_unlock(&w->lock);
+            writer_serve_request(req);
             continue;
         }
-        c = w.head;
+        c = w->head;
         if (!c) {
-            pthread_mutex_unlock(&w.lock);
+            pthread_mutex_unlock(&w->lock);
             break;
         }
-        w.head = c->next;
-        if (!w.head) {
-            w.tail = NULL;
+        w->head = c->next;
+        if (!w->head) {
+            w->tail = NULL;
         }
-        pthread_mutex_unlock(&w.lock);
+        pthread_mutex_unlock(&w->lock);
 
-        flush_trans();
-        write_vcpu_chunk(c);
+        writer_flush_trans();
+        writer_write_vcpu_chunk(c);
 
-        pthread_mutex_lock(&w.lock);
-        recycle_locked(c);
-        w.n_busy--;
-        pthread_mutex_unlock(&w.lock);
+        pthread_mutex_lock(&w->lock);
+        writer_recycle_locked(c);
+        w->n_busy--;
+        pthread_mutex_unlock(&w->lock);
     }
-    flush_trans();
+    writer_flush_trans();
     return NULL;
 }
 
@@ -463,14 +390,14 @@ int writer_start(const struct writer_cfg *cfg, struct sink **sinks,
     /* Deadlines of the flush interval count in CLOCK_MONOTONIC. */
     pthread_condattr_init(&attr);
     pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-    pthread_cond_init(&w.work, &attr);
+    pthread_cond_init(&w->work, &attr);
     pthread_condattr_destroy(&attr);
     flush_init(cfg->flush_ms);
-    w.chunk_bytes = cfg->chunk_bytes;
-    w.start_ns = flush_now_ns();
-    w.max_alloc = cfg->buffer_bytes / cfg->chunk_bytes;
-    w.sinks = sinks;
-    w.n_sinks = n_sinks;
+    w->chunk_bytes = cfg->chunk_bytes;
+    w->start_ns = flush_now_ns();
+    w->max_alloc = cfg->buffer_bytes / cfg->chunk_bytes;
+    w->sinks = sinks;
+    w->n_sinks = n_sinks;
     pthread_atfork(NULL, NULL, writer_after_fork_child);
     /*
      * The thread runs with every signal blocked: QEMU's handler takes a
@@ -480,13 +407,13 @@ int writer_start(const struct writer_cfg *cfg, struct sink **sinks,
      */
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
-    ret = pthread_create(&w.thread, NULL, writer_main, NULL);
+    ret = pthread_create(&w->thread, NULL, writer_main, NULL);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (ret != 0) {
         qtrace_err_set(err, "writer thread: %s", strerror(ret));
         return -ret;
     }
-    w.started = true;
+    w->started = true;
     return 0;
 }
 
@@ -540,8 +467,8 @@ static size_t count_failed(void)
 {
     size_t i, n = 0;
 
-    for (i = 0; i < w.n_sinks; i++) {
-        n += w.sinks[i] && w.sinks[i]->failed;
+    for (i = 0; i < w->n_sinks; i++) {
+        n += w->sinks[i] && w->sinks[i]->failed;
     }
     return n;
 }
@@ -558,8 +485,8 @@ static void take_sinks_end(void)
     size_t i, used = 0;
 
     sinks_end[0] = '\0';
-    for (i = 0; i < w.n_sinks && used < sizeof(sinks_end); i++) {
-        struct sink *s = w.sinks[i];
+    for (i = 0; i < w->n_sinks && used < sizeof(sinks_end); i++) {
+        struct sink *s = w->sinks[i];
 
         if (s && s->ops->end) {
             s->ops->end(s, sinks_end + used, sizeof(sinks_end) - used);
@@ -581,8 +508,8 @@ static void fmt_end(char *end, size_t len, const char *exit_reason,
     snprintf(end, len,
              "records=%" PRIu64 "\nchunks=%" PRIu64 "\nbytes=%" PRIu64
              "\nlost=%" PRIu64 "\nfailed_outputs=%zu\n%s%s%sexit=%s\n%s",
-             w.records, w.chunks, w.bytes,
-             (uint64_t)atomic_load(&w.lost_records) - w.lost_base, failed,
+             w->records, w->chunks, w->bytes,
+             (uint64_t)atomic_load(&w->lost_records) - w->lost_base, failed,
              insns_line,
              counts, sinks_end, exit_reason, end_extra);
 }
@@ -612,6 +539,21 @@ static void write_status(const char *exit_reason, size_t failed)
     }
 }
 
+void writer_fmt_switch_end(char *end, size_t len)
+{
+    sinks_end[0] = '\0';
+    fmt_end(end, len, "file-switch", count_failed());
+}
+
+void writer_file_restart(void)
+{
+    w->records = w->chunks = w->bytes = 0;
+    memset(writer_vcpu_stats, 0, sizeof(writer_vcpu_stats));
+    w->lost_base = atomic_load(&w->lost_records);
+    atomic_store(&insns.total, 0);
+    w->start_ns = flush_now_ns();
+}
+
 void writer_abort(struct sink *failed, const char *why,
                   const char *exit_reason)
 {
@@ -623,8 +565,8 @@ void writer_abort(struct sink *failed, const char *why,
     failed->failed = true;
     take_sinks_end();
     fmt_end(end, sizeof(end), exit_reason, count_failed());
-    for (i = 0; i < w.n_sinks; i++) {
-        struct sink *s = w.sinks[i];
+    for (i = 0; i < w->n_sinks; i++) {
+        struct sink *s = w->sinks[i];
 
         if (s && s != failed && !s->failed) {
             s->ops->close(s, end);
@@ -638,397 +580,38 @@ void writer_abort(struct sink *failed, const char *why,
     _exit(1);
 }
 
-/* ---- runtime control (ctl/): served on the writer thread ---- */
-
-/* How long a vCPU may take to notice a flush or a new file. */
-#define CTL_WAIT_NS (2000000000ull)
-/* The writer's look between two waits for the vCPUs. */
-#define CTL_POLL_NS (5000000ull)
-
-void writer_keep_translations(void)
-{
-    w.keep_trans = true;
-}
-
-void writer_request(struct writer_req *req)
-{
-    struct writer_req **tail;
-
-    req->next = NULL;
-    req->err[0] = '\0';
-    req->text[0] = '\0';
-    pthread_mutex_lock(&w.lock);
-    if (!w.started || w.stop_thread) {
-        pthread_mutex_unlock(&w.lock);
-        snprintf(req->err, sizeof(req->err), "the trace is being closed");
-        req->done(req);
-        return;
-    }
-    for (tail = &w.reqs; *tail; tail = &(*tail)->next) {
-    }
-    *tail = req;
-    pthread_cond_signal(&w.work);
-    pthread_mutex_unlock(&w.lock);
-}
-
-/* Chunks of a generation the current file must not get yet. */
-struct held {
-    struct chunk *head, *tail;
-    uint32_t gen;               /* chunks of this generation or later */
-    bool on;                    /* holding */
-};
-
-/*
- * Write every chunk queued now, or hold it (see struct held). Returns
- * how many were taken.
- */
-static size_t drain_queue(struct held *h)
-{
-    size_t n = 0;
-
-    for (;;) {
-        struct chunk *c;
-
-        pthread_mutex_lock(&w.lock);
-        c = w.head;
-        if (c) {
-            w.head = c->next;
-            if (!w.head) {
-                w.tail = NULL;
-            }
-        }
-        pthread_mutex_unlock(&w.lock);
-        if (!c) {
-            return n;
-        }
-        n++;
-        flush_trans();
-        if (h && h->on && (int32_t)(c->gen - h->gen) >= 0) {
-            c->next = NULL;
-            if (h->tail) {
-                h->tail->next = c;
-            } else {
-                h->head = c;
-            }
-            h->tail = c;
-            continue;
-        }
-        write_vcpu_chunk(c);
-        pthread_mutex_lock(&w.lock);
-        recycle_locked(c);
-        w.n_busy--;
-        pthread_mutex_unlock(&w.lock);
-    }
-}
-
-/* Sleep until a chunk is queued or poll_ns pass; false once stopping. */
-static bool wait_a_little(uint64_t poll_ns)
-{
-    uint64_t t = flush_now_ns() + poll_ns;
-    struct timespec ts = {
-        .tv_sec = (time_t)(t / 1000000000u),
-        .tv_nsec = (long)(t % 1000000000u),
-    };
-    bool go_on;
-
-    pthread_mutex_lock(&w.lock);
-    if (!w.head && !w.stop_thread) {
-        pthread_cond_timedwait(&w.work, &w.lock, &ts);
-    }
-    go_on = !w.stop_thread;
-    pthread_mutex_unlock(&w.lock);
-    return go_on;
-}
-
-/* Whether vb holds no chunk (parked and flushed, off, or ended). */
-static bool holds_nothing(struct vbuf *vb)
-{
-    return __atomic_load_n(&vb->chunk, __ATOMIC_ACQUIRE) == NULL;
-}
-
-/*
- * trace-file flush: each vCPU hands its chunk over (a parked one at
- * once, a running one at its next record), and what they handed over
- * is written. A vCPU that records nothing for CTL_WAIT_NS keeps what
- * it holds: counted as pending.
- */
-static void serve_flush(struct writer_req *req)
-{
-    static struct vbuf *vbs[MAX_WATCHED];
-    static unsigned int before[MAX_WATCHED];
-    size_t i, n = flush_watched(vbs, MAX_WATCHED), pending;
-    uint64_t deadline = flush_now_ns() + CTL_WAIT_NS;
-
-    for (i = 0; i < n; i++) {
-        before[i] = atomic_load(&vbs[i]->handovers);
-        flush_ask(vbs[i]);
-    }
-    for (;;) {
-        drain_queue(NULL);
-        for (i = 0, pending = 0; i < n; i++) {
-            if (atomic_load(&vbs[i]->handovers) == before[i] &&
-                !holds_nothing(vbs[i])) {
-                pending++;
-                vbuf_ask_flush(vbs[i]);
-            }
-        }
-        if (pending == 0 || flush_now_ns() >= deadline ||
-            !wait_a_little(CTL_POLL_NS)) {
-            break;
-        }
-    }
-    drain_queue(NULL);
-    snprintf(req->text, sizeof(req->text),
-             "chunks %" PRIu64 "\nrecords %" PRIu64 "\npending_vcpus %zu\n",
-             w.chunks, w.records, pending);
-}
-
-/* The out= sink's place in w.sinks, or -1. */
-static int find_file_sink(void)
-{
-    size_t i;
-
-    for (i = 0; i < w.n_sinks; i++) {
-        if (w.sinks[i] && sink_is_file(w.sinks[i])) {
-            return (int)i;
-        }
-    }
-    return -1;
-}
-
-/* Whether every vCPU has crossed to generation gen (or holds nothing). */
-static size_t count_behind(uint32_t gen)
-{
-    static struct vbuf *vbs[MAX_WATCHED];
-    size_t i, n = flush_watched(vbs, MAX_WATCHED), behind = 0;
-
-    for (i = 0; i < n; i++) {
-        uint32_t st = atomic_load(&vbs[i]->state);
-
-        if ((int32_t)(vbuf_state_gen(st) - gen) < 0 &&
-            !holds_nothing(vbs[i])) {
-            behind++;
-            flush_ask(vbs[i]);
-        }
-    }
-    return behind;
-}
-
-/* The kept translations, first in a new file: its blocks name them. */
-static void write_translations(struct sink *s)
-{
-    struct chunk *c = malloc(sizeof(*c) + w.chunk_bytes);
-    size_t off = 0;
-
-    if (!c) {
-        sink_fail(s, "translations for the new file: out of memory");
-        return;
-    }
-    while (off < w.trans_copy_len) {
-        memset(c, 0, sizeof(*c));
-        c->vcpu = QTRACE_VCPU_NONE;
-        c->cap = (uint32_t)w.chunk_bytes;
-        while (off < w.trans_copy_len) {
-            struct qtrace_rec r;
-
-            memcpy(&r, w.trans_copy + off, sizeof(r));
-            if (c->len + r.size > c->cap) {
-                break;
-            }
-            memcpy(c->data + c->len, w.trans_copy + off, r.size);
-            c->len += r.size;
-            c->n_records++;
-            off += r.size;
-        }
-        count_records(c);
-        s->ops->chunk(s, c);
-    }
-    free(c);
-}
-
-/* The old file's END, then the new file's counters start from zero. */
-static void close_for_switch(struct sink *old)
-{
-    char end[1024];
-
-    sinks_end[0] = '\0';
-    fmt_end(end, sizeof(end), "file-switch", count_failed());
-    old->ops->close(old, end);
-    old->ops->free(old);
-    w.records = w.chunks = w.bytes = 0;
-    memset(vcpu_stats, 0, sizeof(vcpu_stats));
-    w.lost_base = atomic_load(&w.lost_records);
-    atomic_store(&insns.total, 0);
-    w.start_ns = flush_now_ns();
-}
-
-/* Write the held chunks (of the new file) and give them back. */
-static void write_held(struct held *h)
-{
-    while (h->head) {
-        struct chunk *c = h->head;
-
-        h->head = c->next;
-        write_vcpu_chunk(c);
-        pthread_mutex_lock(&w.lock);
-        recycle_locked(c);
-        w.n_busy--;
-        pthread_mutex_unlock(&w.lock);
-    }
-    h->tail = NULL;
-}
-
-/*
- * trace-file set: open path first (a path that cannot be written leaves
- * the current file going on), start a new generation, write the old
- * generation's chunks to the old file and hold the new one's until every
- * vCPU has crossed (or CTL_WAIT_NS passed: a vCPU that records nothing
- * meanwhile has its next records in the new file); then the old file is
- * closed with its END and the new one gets the translations so far.
- */
-static void serve_file(struct writer_req *req)
-{
-    int slot = find_file_sink();
-    struct held h = { .on = true };
-    struct qtrace_err err = { "" };
-    struct sink *next;
-    uint64_t deadline;
-    struct stat a, b;
-
-    if (slot < 0) {
-        snprintf(req->err, sizeof(req->err), "no trace file (out=) to "
-                 "switch from");
-        return;
-    }
-    if (stat(req->path, &a) == 0 && stat(w.sinks[slot]->target, &b) == 0 &&
-        a.st_dev == b.st_dev && a.st_ino == b.st_ino) {
-        snprintf(req->err, sizeof(req->err), "%s: the current trace file",
-                 req->path);
-        return;
-    }
-    next = sink_file_reopen(w.sinks[slot], req->path, &err);
-    if (!next) {
-        snprintf(req->err, sizeof(req->err), "%s", err.msg);
-        return;
-    }
-    h.gen = vbuf_state_set(vbuf_state_is_on());
-    deadline = flush_now_ns() + CTL_WAIT_NS;
-    for (;;) {
-        drain_queue(&h);
-        if (count_behind(h.gen) == 0 || flush_now_ns() >= deadline ||
-            !wait_a_little(CTL_POLL_NS)) {
-            break;
-        }
-    }
-    drain_queue(&h);
-    close_for_switch(w.sinks[slot]);
-    w.sinks[slot] = next;
-    write_translations(next);
-    write_held(&h);
-    snprintf(req->text, sizeof(req->text), "Trace file \"%s\" %s.\n",
-             next->target, vbuf_state_is_on() ? "on" : "off");
-}
-
-static void serve_stats(struct writer_req *req)
-{
-    double secs = (double)(flush_now_ns() - w.start_ns) / 1e9;
-    size_t used, i;
-    int n;
-
-    pthread_mutex_lock(&w.lock);
-    n = snprintf(req->text, sizeof(req->text),
-                 "records %" PRIu64 "\nlost %" PRIu64 "\nchunks %" PRIu64
-                 "\nbytes %" PRIu64 "\ninsns %" PRIu64 "\nseconds %.3f\n"
-                 "bytes_per_second %.0f\nbuffer_chunks %zu\n"
-                 "buffer_chunks_max %zu\nbuffer_chunks_queued %zu\n"
-                 "chunk_bytes %zu\nwriting %s\n",
-                 w.records,
-                 (uint64_t)atomic_load(&w.lost_records) - w.lost_base,
-                 w.chunks, w.bytes, req->insns, secs,
-                 secs > 0 ? (double)w.bytes / secs : 0.0, w.n_alloc,
-                 w.max_alloc, w.n_busy, w.chunk_bytes,
-                 vbuf_state_is_on() ? "on" : "off");
-    pthread_mutex_unlock(&w.lock);
-    used = n > 0 ? (size_t)n : 0;
-    for (i = 0; i < STATS_VCPUS && used < sizeof(req->text); i++) {
-        if (!vcpu_stats[i].chunks) {
-            continue;
-        }
-        n = snprintf(req->text + used, sizeof(req->text) - used,
-                     "vcpu%zu_stream %u\nvcpu%zu_records %" PRIu64
-                     "\nvcpu%zu_chunks %" PRIu64 "\n",
-                     i, vcpu_stats[i].stream, i, vcpu_stats[i].records, i,
-                     vcpu_stats[i].chunks);
-        used += n > 0 ? (size_t)n : 0;
-    }
-}
-
-static void serve_request(struct writer_req *req)
-{
-    switch (req->kind) {
-    case WRITER_REQ_FLUSH:
-        serve_flush(req);
-        break;
-    case WRITER_REQ_FILE:
-        serve_file(req);
-        break;
-    case WRITER_REQ_STATS:
-        serve_stats(req);
-        break;
-    }
-    req->done(req);
-}
-
-/* Requests queued after the thread ended: answered, not served. */
-static void fail_requests(void)
-{
-    struct writer_req *req;
-
-    pthread_mutex_lock(&w.lock);
-    req = w.reqs;
-    w.reqs = NULL;
-    pthread_mutex_unlock(&w.lock);
-    while (req) {
-        struct writer_req *next = req->next;
-
-        snprintf(req->err, sizeof(req->err), "the trace is being closed");
-        req->done(req);
-        req = next;
-    }
-}
-
 void writer_stop(const char *exit_reason)
 {
     char end[1024];
     size_t i, failed = 0;
 
-    if (!w.started) {
+    if (!w->started) {
         return;
     }
-    atomic_store(&w.stopping, true);
-    pthread_mutex_lock(&w.lock);
-    w.stop_thread = true;
-    pthread_cond_broadcast(&w.work);
-    pthread_cond_broadcast(&w.freed);
-    pthread_mutex_unlock(&w.lock);
-    pthread_join(w.thread, NULL);
+    atomic_store(&w->stopping, true);
+    pthread_mutex_lock(&w->lock);
+    w->stop_thread = true;
+    pthread_cond_broadcast(&w->work);
+    pthread_cond_broadcast(&w->freed);
+    pthread_mutex_unlock(&w->lock);
+    pthread_join(w->thread, NULL);
     /* Chunks a still-running vCPU queued after the thread's last look. */
     writer_main(NULL);
-    fail_requests();
-    w.started = false;
+    writer_fail_requests();
+    w->started = false;
 
     take_sinks_end();
     fmt_end(end, sizeof(end), exit_reason, count_failed());
-    for (i = 0; i < w.n_sinks; i++) {
-        struct sink *s = w.sinks[i];
+    for (i = 0; i < w->n_sinks; i++) {
+        struct sink *s = w->sinks[i];
 
         /* Gone from the table: a writer_abort from close skips it. */
-        w.sinks[i] = NULL;
+        w->sinks[i] = NULL;
         s->ops->close(s, end);
         failed += s->failed;
         s->ops->free(s);
     }
-    w.n_sinks = 0;
+    w->n_sinks = 0;
     /* Counted after closing: writing an END may fail too. */
     write_status(exit_reason, failed);
 }
