@@ -137,6 +137,21 @@ else
     fail "syscall off: $n_sys syscall, $n_ret syscall_ret"
 fi
 
+# qtrace record --ctl: the socket beside the output, said on stderr.
+"$QTRACE" record -q --ctl -o "$WORK/r.qtr" -- "$GUEST" spin "$STOP.rec" \
+    2> "$WORK/rec.err" &
+REC_PID=$!
+QEMU_PID=$REC_PID
+ctl_wait_socket "$WORK/r.qtr.ctl"
+check_eq "record --ctl: where the socket is" \
+    "qtrace record: control socket $WORK/r.qtr.ctl (qtrace ctl $WORK/r.qtr.ctl help)" \
+    "$(head -1 "$WORK/rec.err")"
+check_eq "record --ctl: the socket answers" "Trace file \"$WORK/r.qtr\" on." \
+    "$("$QTRACE" ctl "$WORK/r.qtr.ctl" trace-file)"
+touch "$STOP.rec"
+wait "$REC_PID"
+check_eq "record --ctl: status" 0 $?
+
 # A guest killed by a signal: the socket and the link go too.
 ctl_start_guest "$SOCK" "$WORK/k.qtr" "" spin "$STOP.never"
 ctl_wait_socket "$SOCK"

@@ -34,8 +34,12 @@ run_once() {
             "no/such/dir/x.qtr: No such file or directory" "$WORK/set-bad.err"
         check_eq "current file goes on" "Trace file \"$WORK/$1.qtr\" on." \
             "$("$QTRACE" ctl "$WORK/$1.sock" trace-file)"
-        "$QTRACE" ctl "$WORK/$1.sock" trace-file set "$2" > "$WORK/set.out"
+        # Relative: qtrace ctl makes it absolute from its own directory.
+        (cd "${2%/*}" && "$QTRACE" ctl "$WORK/$1.sock" trace-file set \
+            "${2##*/}") > "$WORK/set.out"
         check_eq "trace-file set status" 0 $?
+        check_eq "trace-file set reply" "Trace file \"$2\" on." \
+            "$(cat "$WORK/set.out")"
         check_eq "trace-file after set" "Trace file \"$2\" on." \
             "$("$QTRACE" ctl "$WORK/$1.sock" trace-file)"
     fi
