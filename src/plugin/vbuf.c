@@ -236,9 +236,12 @@ void *vbuf_reserve_slow(struct vbuf *vb, uint32_t size)
 
     /*
      * A stream of blocks crosses at a block start (the caller knows the
-     * time); others, and a vCPU back from a park, at any record.
+     * time, and accesses need their block first); others, and a vCPU
+     * back from a park, at any record. A stream of blocks that is off
+     * waits for its next block to come back on.
      */
-    if (vbuf_must_cross(vb) && (!vb->blocks || !vb->chunk)) {
+    if (vbuf_must_cross(vb) &&
+        (!vb->blocks || (!vb->chunk && !vb->off))) {
         vbuf_cross(vb, vb->icount ? *vb->icount : 0);
     }
     if (vb->off) {

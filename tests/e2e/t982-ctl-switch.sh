@@ -24,9 +24,14 @@ check_eq "trace-file off status" 0 $?
 check_eq "second trace-file off status" 0 $?
 check_eq "trace-file while off" "Trace file \"$T\" off." \
     "$("$QTRACE" ctl "$SOCK" trace-file)"
+# Once the vCPU has followed (it sleeps 10 ms a round) and what it held
+# is written, the file grows no more.
+sleep 0.2
+"$QTRACE" ctl "$SOCK" trace-file flush > /dev/null
 "$QTRACE" ctl "$SOCK" stats > "$WORK/s-off"
 check_eq "stats while off: writing" off "$(stat_get "$WORK/s-off" writing)"
 sleep 0.3
+"$QTRACE" ctl "$SOCK" trace-file flush > /dev/null
 "$QTRACE" ctl "$SOCK" stats > "$WORK/s-off2"
 check_eq "no record written while off" "$(stat_get "$WORK/s-off" records)" \
     "$(stat_get "$WORK/s-off2" records)"
@@ -68,4 +73,26 @@ if [ "${t_prev:-0}" -lt "${t_off:-0}" ]; then
 else
     fail "last block before off at $t_prev, switch at $t_off"
 fi
+
+# With memory accesses in the stream, off, a new file while off, then
+# on: a vCPU comes back at a block start (an access needs its block),
+# and both files read to their END.
+ctl_start_guest "$SOCK" "$WORK/m1.qtr" ",events=exec_tb;mem_access" spin \
+    "$WORK/stop2"
+ctl_wait_socket "$SOCK"
+sleep 0.2
+"$QTRACE" ctl "$SOCK" trace-file off
+"$QTRACE" ctl "$SOCK" trace-file set "$WORK/m2.qtr" > /dev/null
+check_eq "set while off: status" 0 $?
+sleep 0.2
+"$QTRACE" ctl "$SOCK" trace-file on
+sleep 0.2
+ctl_stop_guest "$WORK/stop2"
+for f in m1 m2; do
+    "$QTRACE" dump "$WORK/$f.qtr" > /dev/null 2> "$WORK/$f.err"
+    check_eq "$f.qtr: qtrace dump status" 0 $?
+    [ -s "$WORK/$f.err" ] && sed 's/^/    /' "$WORK/$f.err"
+done
+check_eq "m2.qtr: accesses after the switch" yes \
+    "$(test "$(info_count "$WORK/m2.qtr" mem_access)" -gt 0 && echo yes)"
 finish
