@@ -77,7 +77,7 @@ fi
 # With memory accesses in the stream, off, a new file while off, then
 # on: a vCPU comes back at a block start (an access needs its block),
 # and both files read to their END.
-ctl_start_guest "$SOCK" "$WORK/m1.qtr" ",events=exec_tb;mem_access" spin \
+ctl_start_guest "$SOCK" "$WORK/m1.qtr" ",events=exec_tb;mem_access;func_*;sys*" spin \
     "$WORK/stop2"
 ctl_wait_socket "$SOCK"
 sleep 0.2
