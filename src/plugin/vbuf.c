@@ -82,6 +82,7 @@ void vbuf_start(struct vbuf *vb, uint32_t vcpu, uint32_t stream,
     vb->stream = stream;
     vb->flags = flags;
     vb->file_icount = 0;
+    vb->stopped = false;
     atomic_store_explicit(&vb->state, state, memory_order_release);
     /* A stream born while writing is off records nothing until on. */
     vb->off = !(state & 1);
@@ -133,6 +134,7 @@ bool vbuf_flush_parked(struct vbuf *vb)
 void vbuf_stop(struct vbuf *vb)
 {
     detach(vb);
+    __atomic_store_n(&vb->stopped, true, __ATOMIC_RELEASE);
 }
 
 /*
@@ -194,8 +196,10 @@ void vbuf_cross(struct vbuf *vb, uint64_t time)
         return;
     }
     if (!on) {
-        /* The switch record ends the run, in the chunk of the old state. */
-        atomic_store_explicit(&vb->state, state, memory_order_relaxed);
+        /*
+         * The switch record ends the run, in a chunk of the old state,
+         * queued before the vCPU says it has crossed (see below).
+         */
         if (!vb->chunk) {
             attach_next(vb);        /* parked: the writer took its chunk */
         }
@@ -204,6 +208,7 @@ void vbuf_cross(struct vbuf *vb, uint64_t time)
         }
         detach(vb);
         vb->off = true;
+        atomic_store_explicit(&vb->state, state, memory_order_release);
         return;
     }
     /*

@@ -81,6 +81,7 @@ struct vbuf {
      * what crossing writes into the stream.
      */
     atomic_uint state;
+    bool stopped;               /* vbuf_stop: no chunk until vbuf_start */
     bool off;
     bool blocks;
     uint64_t discarded;         /* records given up while off */

@@ -174,10 +174,19 @@ static bool wait_a_little(uint64_t poll_ns)
     return go_on;
 }
 
-/* Whether vb holds no chunk (parked and flushed, off, or ended). */
+/*
+ * Whether vb's vCPU can hand over no record of the state it has not
+ * followed yet: its stream has ended, its records are discarded (off),
+ * or it is parked without a chunk (back, it follows the state before it
+ * takes one: vbuf_reserve_slow). A running vCPU without a chunk is
+ * between two and may take one of the old state.
+ */
 static bool holds_nothing(struct vbuf *vb)
 {
-    return __atomic_load_n(&vb->chunk, __ATOMIC_ACQUIRE) == NULL;
+    return __atomic_load_n(&vb->stopped, __ATOMIC_ACQUIRE) ||
+           __atomic_load_n(&vb->off, __ATOMIC_ACQUIRE) ||
+           (atomic_load(&vb->park) != VBUF_RUNNING &&
+            __atomic_load_n(&vb->chunk, __ATOMIC_ACQUIRE) == NULL);
 }
 
 /*
