@@ -257,6 +257,40 @@ static size_t count_behind(uint32_t gen)
     return behind;
 }
 
+/*
+ * The old file's END counts the instructions of vCPUs that have not
+ * crossed because they are parked (or off): what they ran so far. Their
+ * crossing, later, then adds nothing more to it (ctl-switch.c). A parked
+ * vCPU is held (TAKEN) meanwhile so that it cannot run.
+ */
+static void settle_behind(uint32_t gen)
+{
+    static struct vbuf *vbs[MAX_WATCHED];
+    size_t i, n = flush_watched(vbs, MAX_WATCHED);
+
+    for (i = 0; i < n; i++) {
+        struct vbuf *vb = vbs[i];
+        int parked = VBUF_PARKED;
+        bool held;
+
+        if ((int32_t)(vbuf_state_gen(atomic_load(&vb->state)) - gen) >= 0 ||
+            __atomic_load_n(&vb->stopped, __ATOMIC_ACQUIRE) || !vb->icount) {
+            continue;
+        }
+        held = atomic_compare_exchange_strong(&vb->park, &parked,
+                                              VBUF_TAKEN);
+        if (held || __atomic_load_n(&vb->off, __ATOMIC_ACQUIRE)) {
+            uint64_t now = __atomic_load_n(vb->icount, __ATOMIC_RELAXED);
+
+            writer_insns_add(now - vb->file_icount);
+            vb->file_icount = now;
+        }
+        if (held) {
+            atomic_store(&vb->park, VBUF_PARKED);
+        }
+    }
+}
+
 /* The kept translations, first in a new file: its blocks name them. */
 static void write_translations(struct sink *s)
 {
@@ -364,6 +398,7 @@ static void serve_file(struct writer_req *req)
         }
     }
     drain_queue(&h);
+    settle_behind(h.gen);
     close_for_switch(w->sinks[slot]);
     w->sinks[slot] = next;
     write_translations(next);

@@ -67,6 +67,20 @@ tail -c 1024 "$WORK/two.qtr" | tr -c '[:print:]\n' '\n' > "$WORK/two.end"
 check_grep "first part's END says why it ended" '^exit=file-switch$' \
     "$WORK/two.end"
 
+# end_key TRACE KEY: KEY=VALUE of the END chunk, text at the file's end.
+end_key() {
+    tail -c 1024 "$1" | tr -c '[:print:]\n' '\n' | sed -n "s/^$2=//p"
+}
+i1=$(end_key "$WORK/two.qtr" insns)
+i2=$(end_key "$WORK/second.qtr" insns)
+check_eq "END insns: both parts = one run" "$(end_key "$WORK/one.qtr" insns)" \
+    $((${i1:-0} + ${i2:-0}))
+if [ "${i1:-0}" -gt 0 ] && [ "${i2:-0}" -gt 0 ]; then
+    pass "END insns of each part: $i1 + $i2"
+else
+    fail "END insns of the parts: '$i1', '$i2'"
+fi
+
 events_of "$WORK/one.qtr" > "$WORK/one.ev"
 { events_of "$WORK/two.qtr"; events_of "$WORK/second.qtr"; } > "$WORK/two.ev"
 n1=$(grep -c ' exec_tb ' "$WORK/one.ev")
