@@ -33,6 +33,7 @@ static const struct command commands[] = {
     { "report", cmd_report, "summaries of a trace (functions, syscalls)" },
     { "replay", cmd_replay, "print the guest's call tree with durations" },
     { "list", cmd_list, "print the events that can be recorded" },
+    { "ctl", cmd_ctl, "send a command to a running recording (ctl=)" },
     { "tracetool", cmd_tracetool,
       "trace-events to trace.h/trace.c for a program's own tracing" },
 };

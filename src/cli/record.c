@@ -48,6 +48,8 @@ struct record_opts {
     bool force;                     /* -f: -o may replace any file */
     bool quiet;                     /* -q: no summary line at the end */
     bool instr_seen;                /* an --instr came before */
+    bool ctl;                       /* --ctl: a control socket */
+    const char *ctl_path;           /* --ctl=PATH, NULL: OUTPUT.ctl */
     char **program;                 /* PROGRAM and its ARGS, NULL-ended */
 };
 
@@ -81,6 +83,9 @@ static const char usage[] =
     "                           the plugin (-O instr=PATH); repeatable\n"
     "      --instr-arg=VALUE    an argument of the last --instr before it\n"
     "                           (-O instr-arg=VALUE); repeatable\n"
+    "      --ctl[=SOCKET]       serve the control socket SOCKET (default\n"
+    "                           OUTPUT.ctl) while PROGRAM runs, for\n"
+    "                           'qtrace ctl' (-O ctl=SOCKET)\n"
     "  -Q, --qemu-opt=OPTS      pass OPTS to QEMU, split into words as a\n"
     "                           shell would ('-cpu max' is two words);\n"
     "                           repeatable\n"
@@ -98,7 +103,7 @@ static const char usage[] =
     "                  the /usr/<triple> holding its loader\n"
     "                  (e.g. /usr/aarch64-linux-gnu)\n";
 
-enum { OPT_QEMU = 256, OPT_BACKEND, OPT_INSTR, OPT_INSTR_ARG };
+enum { OPT_QEMU = 256, OPT_BACKEND, OPT_INSTR, OPT_INSTR_ARG, OPT_CTL };
 
 static const struct option long_opts[] = {
     { "events", required_argument, NULL, 'e' },
@@ -109,6 +114,7 @@ static const struct option long_opts[] = {
     { "backend", required_argument, NULL, OPT_BACKEND },
     { "instr", required_argument, NULL, OPT_INSTR },
     { "instr-arg", required_argument, NULL, OPT_INSTR_ARG },
+    { "ctl", optional_argument, NULL, OPT_CTL },
     { "quiet", no_argument, NULL, 'q' },
     { "verbose", no_argument, NULL, 'v' },
     { "force", no_argument, NULL, 'f' },
@@ -250,6 +256,13 @@ static int parse_opts(int argc, char **argv, struct record_opts *opts)
             break;
         case OPT_INSTR_ARG:
             ret = add_instr(opts, "instr-arg", optarg);
+            break;
+        case OPT_CTL:
+            if (optarg && optarg[0] == '\0') {
+                return cli_usage("record", "--ctl=: empty socket path");
+            }
+            opts->ctl = true;
+            opts->ctl_path = optarg;
             break;
         case 'q':
             opts->quiet = true;
@@ -686,6 +699,25 @@ static int add_status_option(struct record_opts *opts, char **path,
     return add_option(opts, *kv);
 }
 
+/*
+ * --ctl: the plugin's ctl=SOCKET, said on stderr so that the user (or a
+ * script reading stderr) knows where to send commands. *kv is owned by
+ * the caller.
+ */
+static int add_ctl_option(struct record_opts *opts, char **kv)
+{
+    int n = opts->ctl_path ? asprintf(kv, "ctl=%s", opts->ctl_path)
+                           : asprintf(kv, "ctl=%s.ctl", opts->out);
+
+    if (n < 0) {
+        *kv = NULL;
+        cli_error("record", "--ctl: %s", strerror(ENOMEM));
+        return CLI_FAIL;
+    }
+    fprintf(stderr, "qtrace record: control socket %s (qtrace ctl %s "
+            "help)\n", *kv + 4, *kv + 4);
+    return add_option(opts, *kv);
+}
 
 /*
  * As in a shell, the current directory is not searched: a file of that
@@ -800,7 +832,7 @@ int cmd_record(int argc, char **argv)
     struct record_verdict verdict;
     char *qemu = NULL, *plugin = NULL, *plugin_arg = NULL;
     char **qemu_argv = NULL;
-    char *status_path = NULL, *status_kv = NULL;
+    char *status_path = NULL, *status_kv = NULL, *ctl_kv = NULL;
     int ret = parse_opts(argc, argv, &opts);
 
     if (ret == CLI_OK && !out_guard_check("record", opts.out,
@@ -813,6 +845,9 @@ int cmd_record(int argc, char **argv)
     }
     if (ret == CLI_OK) {
         ret = add_status_option(&opts, &status_path, &status_kv);
+    }
+    if (ret == CLI_OK && opts.ctl) {
+        ret = add_ctl_option(&opts, &ctl_kv);
     }
     if (ret == CLI_OK) {
         pa = (struct plugin_args){ plugin, opts.out, opts.events, opts.opts,
@@ -841,6 +876,7 @@ int cmd_record(int argc, char **argv)
     record_verdict_remove(status_path);
     free(status_path);
     free(status_kv);
+    free(ctl_kv);
     free(qemu_argv);
     free(plugin_arg);
     free(plugin);

@@ -91,6 +91,23 @@ uint64_t flush_tick(uint64_t now_ns)
     return fl.deadline_ns;
 }
 
+size_t flush_watched(struct vbuf **out, size_t max)
+{
+    size_t i, n = atomic_load_explicit(&fl.n, memory_order_acquire);
+
+    for (i = 0; i < n && i < max; i++) {
+        out[i] = fl.list[i].vb;
+    }
+    return i;
+}
+
+void flush_ask(struct vbuf *vb)
+{
+    if (!vbuf_flush_parked(vb)) {
+        vbuf_ask_flush(vb);
+    }
+}
+
 void flush_after_fork_child(void)
 {
     size_t i, n = atomic_load(&fl.n);

@@ -8,6 +8,7 @@
 #ifndef QTRACE_PLUGIN_FLUSH_H
 #define QTRACE_PLUGIN_FLUSH_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "vbuf.h"
@@ -27,6 +28,14 @@ uint64_t flush_now_ns(void);
  * next deadline; UINT64_MAX without an interval.
  */
 uint64_t flush_tick(uint64_t now_ns);
+
+/*
+ * Writer thread, for runtime control: the watched buffers (at most max
+ * into out), and a request that vb hand its chunk over now if its vCPU
+ * is parked, else at its next record.
+ */
+size_t flush_watched(struct vbuf **out, size_t max);
+void flush_ask(struct vbuf *vb);
 
 /*
  * In a forked child, which has no writer thread: a buffer the parent's

@@ -89,6 +89,12 @@ static int parse_status(struct options *opts, const char *value,
     return replace_string(&opts->status_file, value, err);
 }
 
+static int parse_ctl(struct options *opts, const char *value,
+                     struct qtrace_err *err)
+{
+    return replace_string(&opts->ctl, value, err);
+}
+
 static int parse_events(struct options *opts, const char *value,
                         struct qtrace_err *err)
 {
@@ -358,6 +364,8 @@ static const struct option_desc option_table[] = {
     { "status", parse_status,
       "FILE       at exit, write the END chunk's totals there (records, "
       "lost, failed_outputs), even when out= could not be written" },
+    { "ctl", parse_ctl,
+      "SOCKET     control socket (docs/control.md)" },
     { "range", parse_range,
       "START-END  trace only code in [START, END) (repeatable)" },
     { "ifilter", parse_ifilter,
@@ -442,6 +450,7 @@ void options_fini(struct options *opts)
     free(opts->etrace);
     free(opts->uftrace);
     free(opts->status_file);
+    free(opts->ctl);
     free(opts->backend_file);
     free(opts->backend_log);
     opts->backend_file = opts->backend_log = NULL;
@@ -590,6 +599,7 @@ static int check_outputs_distinct(const struct options *opts,
         { "etrace", opts->etrace && strncmp(opts->etrace, "unix:", 5)
                         ? opts->etrace : NULL },
         { "status", opts->status_file },
+        { "ctl", opts->ctl },
         { "backend-file", opts->backend_file },
         { "backend-log", opts->backend_log },
     };

@@ -26,6 +26,7 @@ struct options {
     char *log;                  /* log=: execlog-style text, or "stderr" */
     char *uftrace;              /* uftrace=: data directory, NULL = none */
     char *status_file;          /* status=: END totals at exit, or NULL */
+    char *ctl;                  /* ctl=: control socket path, or NULL */
     struct evsel sel;           /* events= */
     struct filter filter;       /* range=, ifilter=, afilter= */
     size_t chunk_bytes;         /* chunk=: per-vCPU buffer size */

@@ -19,6 +19,8 @@
 #include "../format/etrace.h"
 #include "../qemu/qemu-compat.h"
 #include "calls.h"
+#include "ctl/ctl.h"
+#include "ctl/ctl-switch.h"
 #include "entries.h"
 #include "fatal.h"
 #include "insn-extent.h"
@@ -158,6 +160,10 @@ exec_tb_slow(struct vcpu *vc, const struct tb_info *tb)
     struct qtrace_ev_exec_tb *r;
 
     vc->tb_time = vc->icount - tb->n_insns;
+    /* Runtime control's switches take effect at a block start. */
+    if (vbuf_must_cross(&vc->buf)) {
+        vbuf_cross(&vc->buf, vc->tb_time);
+    }
     if (vc->buf.pack) {
         pack_block_slow(&vc->buf, tb->id);
         return;
@@ -460,7 +466,7 @@ static bool keeps_icount(void)
 static void stop_stream(struct vcpu *vc)
 {
     if (keeps_icount()) {
-        writer_insns_add(vc->icount);
+        writer_insns_add(ctl_switch_file_insns(&vc->buf, vc->icount));
     }
     vbuf_unpark(&vc->buf);
     vbuf_stop(&vc->buf);
@@ -521,6 +527,8 @@ static void vcpu_init(qemu_plugin_id_t id, unsigned int vcpu_index)
     vc->buf.icount = &vc->icount;
     vc->buf.lossy = qt.opts.lossy;
     vc->buf.on_drop = vcpu_dropped;
+    vc->buf.on_cross = ctl_switch_cross;
+    vc->buf.blocks = qt.trace_exec_tb;
     vbuf_start(&vc->buf, vcpu_index, atomic_fetch_add(&qt.next_stream, 1),
                vc->buf.pack ? CHUNK_STAGED : 0);
     vc->live = true;
@@ -528,7 +536,7 @@ static void vcpu_init(qemu_plugin_id_t id, unsigned int vcpu_index)
         calls_vcpu_start(vcpu_index, &vc->buf, &vc->calls);
     }
     mark_order(vc);
-    if (qt.trace_vcpu) {
+    if (qt.trace_vcpu && evsel_is_enabled(&qt.opts.sel, QTRACE_EV_VCPU_INIT)) {
         r = emit(vc, QTRACE_EV_VCPU_INIT, sizeof(*r), 0);
         r->vcpu = vcpu_index;
     }
@@ -551,7 +559,7 @@ static void vcpu_exit(qemu_plugin_id_t id, unsigned int vcpu_index)
         calls_vcpu_stop(vcpu_index, vc->icount);
     }
     mark_order(vc);
-    if (qt.trace_vcpu) {
+    if (qt.trace_vcpu && evsel_is_enabled(&qt.opts.sel, QTRACE_EV_VCPU_EXIT)) {
         r = emit(vc, QTRACE_EV_VCPU_EXIT, sizeof(*r), vc->icount);
         r->vcpu = vcpu_index;
     }
@@ -862,6 +870,7 @@ static void finish_trace(int sig)
     if (atomic_exchange(&qt.exited, true)) {
         return;
     }
+    ctl_stop();
     instr_fini_all();
     if (qt.trace_tb_count) {
         emit_counts();
@@ -909,6 +918,79 @@ static void find_exit_syscalls(void)
             qt.exit_nr[1] = nr;
         }
     }
+}
+
+/* ---- runtime control (ctl/ctl.h) ---- */
+
+static bool ctl_event_is_on(unsigned int id)
+{
+    return id == QTRACE_EV_TRACE_SWITCH ||
+           evsel_is_enabled(&qt.opts.sel, id);
+}
+
+/*
+ * The events whose records the callbacks decide on when they run: the
+ * others depend on what was instrumented at translation.
+ */
+static int ctl_event_set(unsigned int id, bool on)
+{
+    bool *flag;
+
+    switch (id) {
+    case QTRACE_EV_SYSCALL:
+        flag = &qt.trace_syscall;
+        break;
+    case QTRACE_EV_SYSCALL_RET:
+        flag = &qt.trace_syscall_ret;
+        break;
+    case QTRACE_EV_ORDER:
+        flag = &qt.trace_order;
+        break;
+    case QTRACE_EV_VCPU_INIT:
+    case QTRACE_EV_VCPU_EXIT:
+        flag = &qt.trace_vcpu;
+        break;
+    default:
+        return -EAGAIN;
+    }
+    qt.opts.sel.on[id] = on;
+    if (id == QTRACE_EV_VCPU_INIT || id == QTRACE_EV_VCPU_EXIT) {
+        on = qt.opts.sel.on[QTRACE_EV_VCPU_INIT] ||
+             qt.opts.sel.on[QTRACE_EV_VCPU_EXIT];
+    }
+    __atomic_store_n(flag, on, __ATOMIC_RELAXED);
+    return 0;
+}
+
+static const struct ctl_ops plugin_ctl_ops = {
+    .cat = &qt.cat,
+    .event_is_on = ctl_event_is_on,
+    .event_set = ctl_event_set,
+};
+
+static void prefix_err(struct qtrace_err *err, const char *prefix);
+
+/* ctl=: the socket, before the outputs (a refusal leaves no file). */
+static int start_ctl(struct qtrace_err *err)
+{
+    static struct ctl_ops ops;
+
+    if (!qt.opts.ctl) {
+        return 0;
+    }
+    /* The default output, as open_sinks will choose it. */
+    if (!qt.opts.out && !qt.opts.log && !qt.opts.etrace &&
+        !qt.opts.uftrace) {
+        qt.opts.out = strdup("qtrace.qtr");
+    }
+    ops = plugin_ctl_ops;
+    ops.out = qt.opts.out;
+    writer_keep_translations();
+    if (ctl_start(qt.opts.ctl, &ops, err) < 0) {
+        prefix_err(err, "ctl=");
+        return -1;
+    }
+    return 0;
 }
 
 /* ---- install ---- */
@@ -1281,8 +1363,13 @@ int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
         .system_mode = qt.system_mode, .trace_maps = qt.trace_maps,
         .sel = &qt.opts.sel,
     });
+    if (start_ctl(&err) < 0) {
+        fprintf(stderr, "qtrace: %s\n", err.msg);
+        return -1;
+    }
     if (open_sinks(sinks, &n_sinks, &err) < 0) {
         fprintf(stderr, "qtrace: %s\n", err.msg);
+        ctl_stop();
         return -1;
     }
     cfg.chunk_bytes = qt.opts.chunk_bytes;

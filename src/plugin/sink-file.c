@@ -50,6 +50,7 @@ struct sink_file {
     bool info_done;             /* INFO written, or too late for it */
     struct zchunk_deflater *z;  /* NULL: chunks go out as they are */
     struct zcost cost;
+    struct sink_file_cfg cfg;   /* how it was made (path: target) */
 };
 
 /*
@@ -257,8 +258,10 @@ struct sink *sink_file_new(const struct sink_file_cfg *cfg,
         return NULL;
     }
     f->info = cfg->info;
+    f->cfg = *cfg;
     f->base.ops = &sink_file_ops;
     f->base.target = strdup(cfg->path);
+    f->cfg.path = f->base.target;
     /*
      * Header and META now: a bad path fails the load, and a QEMU that
      * dies at any later moment leaves a file that opens.
@@ -269,4 +272,18 @@ struct sink *sink_file_new(const struct sink_file_cfg *cfg,
         return NULL;
     }
     return &f->base;
+}
+
+bool sink_is_file(const struct sink *s)
+{
+    return s->ops == &sink_file_ops;
+}
+
+struct sink *sink_file_reopen(const struct sink *s, const char *path,
+                              struct qtrace_err *err)
+{
+    struct sink_file_cfg cfg = ((const struct sink_file *)s)->cfg;
+
+    cfg.path = path;
+    return sink_file_new(&cfg, err);
 }

@@ -63,6 +63,14 @@ struct sink_file_cfg {
 
 struct sink *sink_file_new(const struct sink_file_cfg *cfg,
                            struct qtrace_err *err);
+/* True when s is a native trace file sink. */
+bool sink_is_file(const struct sink *s);
+/*
+ * A new native file at path made like s (same META, catalog and
+ * compression), for trace-file set; s is left as it is. Writer thread.
+ */
+struct sink *sink_file_reopen(const struct sink *s, const char *path,
+                              struct qtrace_err *err);
 /*
  * execlog-style text; path "stderr" writes to standard error. cat: the
  * catalog the plugin records with (to read packed chunks).

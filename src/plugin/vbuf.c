@@ -23,9 +23,13 @@ _Static_assert(offsetof(struct vbuf, chunk) < 64,
 static uint8_t scratch[QTRACE_REC_MAX + 4 * QTRACE_REC_ALIGN]
     __attribute__((aligned(8)));
 
+/* Generation 0, writing on: what every vbuf starts with. */
+atomic_uint vbuf_state = 1;
+
 static void attach(struct vbuf *vb, struct chunk *c)
 {
     vb->chunk = c;
+    vb->n_records = 0;
     if (!c) {
         /* pos == end: every later reserve comes back here and counts. */
         vb->pos = vb->end = scratch;
@@ -35,6 +39,8 @@ static void attach(struct vbuf *vb, struct chunk *c)
     c->stream = vb->stream;
     c->flags = vb->flags;
     c->len = 0;
+    c->gen = vbuf_state_gen(atomic_load_explicit(&vb->state,
+                                                 memory_order_relaxed));
     vb->pos = c->data;
     vb->end = c->data + c->cap;
 }
@@ -70,10 +76,17 @@ static bool has_room(const struct vbuf *vb, uint32_t size)
 void vbuf_start(struct vbuf *vb, uint32_t vcpu, uint32_t stream,
                 uint16_t flags)
 {
+    uint32_t state = atomic_load(&vbuf_state);
+
     vb->vcpu = vcpu;
     vb->stream = stream;
     vb->flags = flags;
-    attach(vb, writer_is_stopping() ? NULL : writer_chunk_get());
+    vb->file_icount = 0;
+    vb->stopped = false;
+    atomic_store_explicit(&vb->state, state, memory_order_release);
+    /* A stream born while writing is off records nothing until on. */
+    vb->off = !(state & 1);
+    attach(vb, writer_is_stopping() || vb->off ? NULL : writer_chunk_get());
     if (!vb->watched) {
         vb->watched = true;
         writer_watch(vb);
@@ -121,6 +134,7 @@ bool vbuf_flush_parked(struct vbuf *vb)
 void vbuf_stop(struct vbuf *vb)
 {
     detach(vb);
+    __atomic_store_n(&vb->stopped, true, __ATOMIC_RELEASE);
 }
 
 /*
@@ -143,10 +157,102 @@ static void drop_contents(struct vbuf *vb)
     }
 }
 
+uint32_t vbuf_state_set(bool on)
+{
+    uint32_t old = atomic_load(&vbuf_state), next;
+
+    do {
+        next = ((vbuf_state_gen(old) + 1) << 1) | (on ? 1u : 0u);
+    } while (!atomic_compare_exchange_weak(&vbuf_state, &old, next));
+    return vbuf_state_gen(next);
+}
+
+bool vbuf_state_is_on(void)
+{
+    return atomic_load(&vbuf_state) & 1;
+}
+
+/* A fresh chunk for the current generation, unless tracing has stopped. */
+static void attach_next(struct vbuf *vb)
+{
+    attach(vb, writer_is_stopping() ? NULL : writer_chunk_get());
+}
+
+void vbuf_cross(struct vbuf *vb, uint64_t time)
+{
+    uint32_t state = atomic_load(&vbuf_state);
+    bool on = state & 1;
+
+    if (vb->off) {
+        /* The new state is published before the chunk is taken. */
+        atomic_store_explicit(&vb->state, state, memory_order_release);
+        if (on) {
+            vb->off = false;
+            attach_next(vb);
+            if (vb->on_cross && vb->chunk) {
+                vb->on_cross(vb, VBUF_CROSS_ON, time);
+            }
+        }
+        return;
+    }
+    if (!on) {
+        /*
+         * The switch record ends the run, in a chunk of the old state,
+         * queued before the vCPU says it has crossed (see below).
+         */
+        if (!vb->chunk) {
+            attach_next(vb);        /* parked: the writer took its chunk */
+        }
+        if (vb->on_cross && vb->chunk) {
+            vb->on_cross(vb, VBUF_CROSS_OFF, time);
+        }
+        detach(vb);
+        vb->off = true;
+        atomic_store_explicit(&vb->state, state, memory_order_release);
+        return;
+    }
+    /*
+     * A new file: the old chunk is queued before the vCPU says it has
+     * crossed, so a writer that sees the new state has all of the old.
+     */
+    detach(vb);
+    atomic_store_explicit(&vb->state, state, memory_order_release);
+    attach_next(vb);
+    if (vb->on_cross && vb->chunk) {
+        vb->on_cross(vb, VBUF_CROSS_FILE, time);
+    }
+}
+
+/*
+ * A record while writing is off: given up, counted apart from losses
+ * (the user asked for it).
+ */
+static void *discard(struct vbuf *vb)
+{
+    vb->discarded++;
+    vb->pos = vb->end = scratch;
+    return scratch;
+}
+
 void *vbuf_reserve_slow(struct vbuf *vb, uint32_t size)
 {
-    bool flush_only = has_room(vb, size);
+    bool flush_only;
     uint8_t *p;
+
+    /*
+     * A stream of blocks crosses at a block start (the caller knows the
+     * time, and accesses need their block first); others, and a vCPU
+     * back from a park, at any record. A stream of blocks that is off
+     * waits for its next block to come back on.
+     */
+    if (vbuf_must_cross(vb) &&
+        (!vb->blocks || (!vb->chunk && !vb->off))) {
+        vbuf_cross(vb, vb->icount ? *vb->icount : 0);
+    }
+    if (vb->off) {
+        return discard(vb);
+    }
+    flush_only = has_room(vb, size);
 
     if (vb->lossy && vb->chunk && !writer_is_stopping()) {
         struct chunk *next = writer_chunk_try_get();
@@ -172,5 +278,12 @@ void *vbuf_reserve_slow(struct vbuf *vb, uint32_t size)
     }
     p = vb->pos;
     vb->pos = p + size;
+    /*
+     * A stream of blocks that has yet to cross: its next block must take
+     * the slow path too, however much room the chunk has.
+     */
+    if (vb->blocks && vbuf_must_cross(vb)) {
+        vb->end = vb->pos;
+    }
     return p;
 }

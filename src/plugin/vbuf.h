@@ -26,6 +26,7 @@ struct chunk {
     uint16_t flags;             /* payload encoding, chunk header flags */
     uint32_t n_records;         /* records it holds (a run counts each) */
     uint64_t insns;             /* vCPU's instructions at hand-over */
+    uint32_t gen;               /* output generation (vbuf_gen) at attach */
     bool has_events;            /* events is set (a packed chunk) */
     uint64_t events[CHUNK_EVENT_WORDS]; /* bit id: holds event id */
     uint8_t data[] __attribute__((aligned(8)));  /* records */
@@ -38,6 +39,13 @@ struct pack_state;
  * system call, or idle in system mode) the writer thread may take it
  * (TAKEN) to hand its partial chunk over, and gives it back PARKED.
  */
+/* Why vbuf_cross calls on_cross. */
+enum vbuf_cross {
+    VBUF_CROSS_OFF,             /* writing stops: last record of a run */
+    VBUF_CROSS_ON,              /* writing resumes in a new chunk */
+    VBUF_CROSS_FILE,            /* a new output file: a new chunk */
+};
+
 enum vbuf_park {
     VBUF_RUNNING,
     VBUF_PARKED,
@@ -65,7 +73,58 @@ struct vbuf {
     atomic_uint handovers;      /* chunks handed over (writer reads it) */
     atomic_int park;            /* enum vbuf_park */
     bool watched;               /* known to the flush timer */
+    /*
+     * Runtime control (ctl/): the vbuf_state this vCPU last crossed to
+     * (written by the vCPU, read by the writer thread), whether its
+     * records are discarded (trace-file off), whether its stream holds
+     * blocks (then it crosses only at a block start, see vbuf_cross), and
+     * what crossing writes into the stream.
+     */
+    atomic_uint state;
+    bool stopped;               /* vbuf_stop: no chunk until vbuf_start */
+    bool off;
+    bool blocks;
+    uint64_t discarded;         /* records given up while off */
+    uint64_t file_icount;       /* *icount where the current file began */
+    void (*on_cross)(struct vbuf *vb, enum vbuf_cross how, uint64_t time);
 };
+
+/*
+ * The output state every vCPU follows: generation << 1 | writing on.
+ * Changed by runtime control (vbuf_state_set); each vCPU notices the
+ * change on its slow path only, and crosses there (vbuf_cross).
+ */
+extern atomic_uint vbuf_state;
+
+static inline uint32_t vbuf_state_gen(uint32_t state)
+{
+    return state >> 1;
+}
+
+/* True when vb has not yet followed a change of vbuf_state. */
+static inline bool vbuf_must_cross(const struct vbuf *vb)
+{
+    return atomic_load_explicit(&vb->state, memory_order_relaxed) !=
+           atomic_load_explicit(&vbuf_state, memory_order_relaxed);
+}
+
+/*
+ * Runtime control, any thread: a new generation, writing on or off.
+ * Returns the new generation. The vCPUs follow on their slow paths.
+ */
+uint32_t vbuf_state_set(bool on);
+
+/* Whether records are written now (the last vbuf_state_set). */
+bool vbuf_state_is_on(void);
+
+/*
+ * vCPU thread: follow vbuf_state. The chunk filled so far stays with
+ * the old generation; writing on, a new chunk starts the new one, and
+ * on_cross writes what the stream needs there (time: when the next
+ * block starts). Writing off, on_cross marks the switch and the vCPU
+ * then holds no chunk: its records are discarded until writing is on.
+ */
+void vbuf_cross(struct vbuf *vb, uint64_t time);
 
 /*
  * Take a first chunk for a new stream whose chunks are encoded as flags

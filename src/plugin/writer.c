@@ -13,69 +13,49 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "qtrace-events.h"
 #include "qtrace/format.h"
 #include "flush.h"
 #include "pack.h"
 #include "sink.h"
+#include "writer-int.h"
 #include "writer.h"
 
-static struct {
-    pthread_mutex_t lock;       /* guards the fields up to n_busy */
-    pthread_cond_t work;        /* queue not empty, or stop */
-    pthread_cond_t freed;       /* a chunk went back to the pool */
-    struct chunk *free_list;
-    struct chunk *head, *tail;  /* queue, oldest first */
-    size_t n_alloc;             /* chunks that exist */
-    size_t max_alloc;           /* soft bound from buffer= */
-    size_t n_busy;              /* queued or being written */
-    bool stop_thread;
-
-    pthread_mutex_t trans_lock; /* guards trans and trans_full */
-    struct chunk *trans;        /* shared translation chunk */
-    struct chunk *trans_full;   /* full ones not yet written, newest first */
-
-    size_t chunk_bytes;
-    pthread_t thread;
-    bool started;
-    atomic_bool stopping;
-    atomic_uint_fast64_t lost_records;
-
-    struct sink **sinks;        /* writer thread only, after start */
-    size_t n_sinks;
-    uint64_t chunks;            /* DATA chunks written */
-    uint64_t records;           /* records in them */
-    uint64_t bytes;             /* record bytes in them */
-} w = {
+struct writer_state writer_st = {
     .lock = PTHREAD_MUTEX_INITIALIZER,
     .work = PTHREAD_COND_INITIALIZER,
     .freed = PTHREAD_COND_INITIALIZER,
     .trans_lock = PTHREAD_MUTEX_INITIALIZER,
 };
 
+/* Every use below goes through w: the state is shared with writer-ctl.c. */
+static struct writer_state *const w = &writer_st;
+
 static struct chunk *chunk_alloc(void)
 {
-    struct chunk *c = malloc(sizeof(*c) + w.chunk_bytes);
+    struct chunk *c = malloc(sizeof(*c) + w->chunk_bytes);
 
     if (c) {
         memset(c, 0, sizeof(*c));
-        c->cap = (uint32_t)w.chunk_bytes;
-        w.n_alloc++;
+        c->cap = (uint32_t)w->chunk_bytes;
+        w->n_alloc++;
     }
     return c;
 }
 
-/* Caller holds w.lock. */
+/* Caller holds w->lock. */
 static struct chunk *take_free_locked(bool may_wait)
 {
     struct chunk *c;
 
     for (;;) {
-        if (w.free_list) {
-            c = w.free_list;
-            w.free_list = c->next;
+        if (w->free_list) {
+            c = w->free_list;
+            w->free_list = c->next;
             c->next = NULL;
             return c;
         }
@@ -84,10 +64,10 @@ static struct chunk *take_free_locked(bool may_wait)
          * nothing is queued no chunk will come back, so grow instead of
          * waiting forever (every vCPU holding a chunk, none queued).
          */
-        if (w.n_alloc < w.max_alloc || w.n_busy == 0 || !may_wait) {
+        if (w->n_alloc < w->max_alloc || w->n_busy == 0 || !may_wait) {
             return chunk_alloc();
         }
-        pthread_cond_wait(&w.freed, &w.lock);
+        pthread_cond_wait(&w->freed, &w->lock);
     }
 }
 
@@ -95,9 +75,9 @@ struct chunk *writer_chunk_get(void)
 {
     struct chunk *c;
 
-    pthread_mutex_lock(&w.lock);
-    c = w.stop_thread ? NULL : take_free_locked(true);
-    pthread_mutex_unlock(&w.lock);
+    pthread_mutex_lock(&w->lock);
+    c = w->stop_thread ? NULL : take_free_locked(true);
+    pthread_mutex_unlock(&w->lock);
     return c;
 }
 
@@ -105,43 +85,43 @@ struct chunk *writer_chunk_try_get(void)
 {
     struct chunk *c = NULL;
 
-    pthread_mutex_lock(&w.lock);
-    if (!w.stop_thread && (w.free_list || w.n_alloc < w.max_alloc)) {
+    pthread_mutex_lock(&w->lock);
+    if (!w->stop_thread && (w->free_list || w->n_alloc < w->max_alloc)) {
         c = take_free_locked(false);
     }
-    pthread_mutex_unlock(&w.lock);
+    pthread_mutex_unlock(&w->lock);
     return c;
 }
 
-static void recycle_locked(struct chunk *c)
+void writer_recycle_locked(struct chunk *c)
 {
     c->len = 0;
     c->n_records = 0;
-    c->next = w.free_list;
-    w.free_list = c;
-    pthread_cond_signal(&w.freed);
+    c->next = w->free_list;
+    w->free_list = c;
+    pthread_cond_signal(&w->freed);
 }
 
 void writer_chunk_put(struct chunk *c)
 {
-    if (!w.started) {
+    if (!w->started) {
         return;         /* a forked child: see writer_after_fork_child */
     }
-    pthread_mutex_lock(&w.lock);
+    pthread_mutex_lock(&w->lock);
     if (c->len == 0) {
-        recycle_locked(c);
+        writer_recycle_locked(c);
     } else {
         c->next = NULL;
-        if (w.tail) {
-            w.tail->next = c;
+        if (w->tail) {
+            w->tail->next = c;
         } else {
-            w.head = c;
+            w->head = c;
         }
-        w.tail = c;
-        w.n_busy++;
-        pthread_cond_signal(&w.work);
+        w->tail = c;
+        w->n_busy++;
+        pthread_cond_signal(&w->work);
     }
-    pthread_mutex_unlock(&w.lock);
+    pthread_mutex_unlock(&w->lock);
 }
 
 void *writer_trans_reserve(uint32_t size)
@@ -149,31 +129,31 @@ void *writer_trans_reserve(uint32_t size)
     struct chunk *c;
     void *p;
 
-    if (!w.started) {
+    if (!w->started) {
         return NULL;
     }
-    pthread_mutex_lock(&w.trans_lock);
-    c = w.trans;
+    pthread_mutex_lock(&w->trans_lock);
+    c = w->trans;
     if (c && c->len + size > c->cap) {
         /* Kept apart from the queue: see flush_trans. */
-        c->next = w.trans_full;
-        w.trans_full = c;
-        c = w.trans = NULL;
+        c->next = w->trans_full;
+        w->trans_full = c;
+        c = w->trans = NULL;
     }
     if (!c) {
-        pthread_mutex_lock(&w.lock);
+        pthread_mutex_lock(&w->lock);
         /* Never waits: the writer needs trans_lock to free chunks. */
         c = take_free_locked(false);
-        pthread_mutex_unlock(&w.lock);
+        pthread_mutex_unlock(&w->lock);
         if (!c || size > c->cap) {
-            pthread_mutex_unlock(&w.trans_lock);
+            pthread_mutex_unlock(&w->trans_lock);
             return NULL;
         }
         c->vcpu = QTRACE_VCPU_NONE;
         c->stream = 0;
         c->flags = 0;
         c->len = 0;
-        w.trans = c;
+        w->trans = c;
     }
     p = c->data + c->len;
     c->len += size;
@@ -183,7 +163,7 @@ void *writer_trans_reserve(uint32_t size)
 
 void writer_trans_commit(void)
 {
-    pthread_mutex_unlock(&w.trans_lock);
+    pthread_mutex_unlock(&w->trans_lock);
 }
 
 bool writer_is_behind(void)
@@ -191,37 +171,44 @@ bool writer_is_behind(void)
     bool behind;
 
     /* n_busy counts the chunk being written: two more are waiting. */
-    pthread_mutex_lock(&w.lock);
-    behind = w.n_busy > 2;
-    pthread_mutex_unlock(&w.lock);
+    pthread_mutex_lock(&w->lock);
+    behind = w->n_busy > 2;
+    pthread_mutex_unlock(&w->lock);
     return behind;
 }
 
 bool writer_is_stopping(void)
 {
-    return atomic_load_explicit(&w.stopping, memory_order_relaxed);
+    return atomic_load_explicit(&w->stopping, memory_order_relaxed);
 }
 
 void writer_count_lost(uint32_t records)
 {
-    atomic_fetch_add_explicit(&w.lost_records, records,
+    atomic_fetch_add_explicit(&w->lost_records, records,
                               memory_order_relaxed);
 }
 
-static void count_records(const struct chunk *c)
+struct writer_vcpu_stats writer_vcpu_stats[WRITER_STATS_VCPUS];
+
+void writer_count_records(const struct chunk *c)
 {
-    w.records += c->n_records;
-    w.bytes += c->len;
-    w.chunks++;
+    w->records += c->n_records;
+    w->bytes += c->len;
+    w->chunks++;
+    if (c->vcpu < WRITER_STATS_VCPUS) {
+        writer_vcpu_stats[c->vcpu].stream = c->stream;
+        writer_vcpu_stats[c->vcpu].records += c->n_records;
+        writer_vcpu_stats[c->vcpu].chunks++;
+    }
 }
 
 static void write_to_sinks(const struct chunk *c)
 {
     size_t i;
 
-    count_records(c);
-    for (i = 0; i < w.n_sinks; i++) {
-        struct sink *s = w.sinks[i];
+    writer_count_records(c);
+    for (i = 0; i < w->n_sinks; i++) {
+        struct sink *s = w->sinks[i];
 
         if (s->failed) {
             s->chunks_lost++;
@@ -232,7 +219,7 @@ static void write_to_sinks(const struct chunk *c)
 }
 
 /* A vCPU chunk; a staged one is packed here, off the vCPU's thread. */
-static void write_vcpu_chunk(const struct chunk *c)
+void writer_write_vcpu_chunk(const struct chunk *c)
 {
     const struct chunk *packed;
     char why[160];
@@ -255,20 +242,20 @@ static void write_vcpu_chunk(const struct chunk *c)
  * translations of any block that chunk executed were reserved before the
  * chunk was queued, so they are in trans_full or trans by now.
  */
-static void flush_trans(void)
+void writer_flush_trans(void)
 {
     struct chunk *full, *cur, *order = NULL;
 
-    pthread_mutex_lock(&w.trans_lock);
-    full = w.trans_full;
-    w.trans_full = NULL;
-    cur = w.trans;
+    pthread_mutex_lock(&w->trans_lock);
+    full = w->trans_full;
+    w->trans_full = NULL;
+    cur = w->trans;
     if (cur && cur->len > 0) {
-        w.trans = NULL;
+        w->trans = NULL;
     } else {
         cur = NULL;
     }
-    pthread_mutex_unlock(&w.trans_lock);
+    pthread_mutex_unlock(&w->trans_lock);
 
     while (full) {              /* reverse into oldest-first order */
         struct chunk *next = full->next;
@@ -293,10 +280,11 @@ static void flush_trans(void)
     while (order) {
         struct chunk *next = order->next;
 
+        writer_copy_translations(order);
         write_to_sinks(order);
-        pthread_mutex_lock(&w.lock);
-        recycle_locked(order);
-        pthread_mutex_unlock(&w.lock);
+        pthread_mutex_lock(&w->lock);
+        writer_recycle_locked(order);
+        pthread_mutex_unlock(&w->lock);
         order = next;
     }
 }
@@ -309,14 +297,14 @@ static void flush_trans(void)
  */
 static void writer_after_fork_child(void)
 {
-    pthread_mutex_init(&w.lock, NULL);
-    pthread_mutex_init(&w.trans_lock, NULL);
-    pthread_cond_init(&w.work, NULL);
-    pthread_cond_init(&w.freed, NULL);
-    atomic_store(&w.stopping, true);
-    w.stop_thread = true;
-    w.started = false;
-    w.n_sinks = 0;
+    pthread_mutex_init(&w->lock, NULL);
+    pthread_mutex_init(&w->trans_lock, NULL);
+    pthread_cond_init(&w->work, NULL);
+    pthread_cond_init(&w->freed, NULL);
+    atomic_store(&w->stopping, true);
+    w->stop_thread = true;
+    w->started = false;
+    w->n_sinks = 0;
     flush_after_fork_child();
 }
 
@@ -328,23 +316,23 @@ void writer_watch(struct vbuf *vb)
 /*
  * Wait for a queued chunk or the next flush look, whichever comes first;
  * the look itself runs unlocked (it may queue chunks). Caller holds
- * w.lock, and holds it again on return.
+ * w->lock, and holds it again on return.
  */
 static void wait_for_work_locked(uint64_t deadline)
 {
     struct timespec ts;
 
-    while (!w.head && !w.stop_thread) {
+    while (!w->head && !w->reqs && !w->stop_thread) {
         if (deadline == UINT64_MAX) {
-            pthread_cond_wait(&w.work, &w.lock);
+            pthread_cond_wait(&w->work, &w->lock);
             continue;
         }
         ts.tv_sec = (time_t)(deadline / 1000000000u);
         ts.tv_nsec = (long)(deadline % 1000000000u);
-        if (pthread_cond_timedwait(&w.work, &w.lock, &ts) == ETIMEDOUT) {
-            pthread_mutex_unlock(&w.lock);
+        if (pthread_cond_timedwait(&w->work, &w->lock, &ts) == ETIMEDOUT) {
+            pthread_mutex_unlock(&w->lock);
             deadline = flush_tick(flush_now_ns());
-            pthread_mutex_lock(&w.lock);
+            pthread_mutex_lock(&w->lock);
         }
     }
 }
@@ -355,32 +343,40 @@ static void *writer_main(void *arg)
     for (;;) {
         /* Unlocked: taking a parked vCPU's chunk queues it. */
         uint64_t deadline = flush_tick(flush_now_ns());
+        struct writer_req *req;
         struct chunk *c;
 
-        pthread_mutex_lock(&w.lock);
-        if (!w.stop_thread) {
+        pthread_mutex_lock(&w->lock);
+        if (!w->stop_thread) {
             wait_for_work_locked(deadline);
         }
-        c = w.head;
+        req = w->reqs;
+        if (req) {
+            w->reqs = req->next;
+            pthread_mutex_unlock(&w->lock);
+            writer_serve_request(req);
+            continue;
+        }
+        c = w->head;
         if (!c) {
-            pthread_mutex_unlock(&w.lock);
+            pthread_mutex_unlock(&w->lock);
             break;
         }
-        w.head = c->next;
-        if (!w.head) {
-            w.tail = NULL;
+        w->head = c->next;
+        if (!w->head) {
+            w->tail = NULL;
         }
-        pthread_mutex_unlock(&w.lock);
+        pthread_mutex_unlock(&w->lock);
 
-        flush_trans();
-        write_vcpu_chunk(c);
+        writer_flush_trans();
+        writer_write_vcpu_chunk(c);
 
-        pthread_mutex_lock(&w.lock);
-        recycle_locked(c);
-        w.n_busy--;
-        pthread_mutex_unlock(&w.lock);
+        pthread_mutex_lock(&w->lock);
+        writer_recycle_locked(c);
+        w->n_busy--;
+        pthread_mutex_unlock(&w->lock);
     }
-    flush_trans();
+    writer_flush_trans();
     return NULL;
 }
 
@@ -394,13 +390,14 @@ int writer_start(const struct writer_cfg *cfg, struct sink **sinks,
     /* Deadlines of the flush interval count in CLOCK_MONOTONIC. */
     pthread_condattr_init(&attr);
     pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-    pthread_cond_init(&w.work, &attr);
+    pthread_cond_init(&w->work, &attr);
     pthread_condattr_destroy(&attr);
     flush_init(cfg->flush_ms);
-    w.chunk_bytes = cfg->chunk_bytes;
-    w.max_alloc = cfg->buffer_bytes / cfg->chunk_bytes;
-    w.sinks = sinks;
-    w.n_sinks = n_sinks;
+    w->chunk_bytes = cfg->chunk_bytes;
+    w->start_ns = flush_now_ns();
+    w->max_alloc = cfg->buffer_bytes / cfg->chunk_bytes;
+    w->sinks = sinks;
+    w->n_sinks = n_sinks;
     pthread_atfork(NULL, NULL, writer_after_fork_child);
     /*
      * The thread runs with every signal blocked: QEMU's handler takes a
@@ -410,13 +407,13 @@ int writer_start(const struct writer_cfg *cfg, struct sink **sinks,
      */
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
-    ret = pthread_create(&w.thread, NULL, writer_main, NULL);
+    ret = pthread_create(&w->thread, NULL, writer_main, NULL);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (ret != 0) {
         qtrace_err_set(err, "writer thread: %s", strerror(ret));
         return -ret;
     }
-    w.started = true;
+    w->started = true;
     return 0;
 }
 
@@ -470,8 +467,8 @@ static size_t count_failed(void)
 {
     size_t i, n = 0;
 
-    for (i = 0; i < w.n_sinks; i++) {
-        n += w.sinks[i] && w.sinks[i]->failed;
+    for (i = 0; i < w->n_sinks; i++) {
+        n += w->sinks[i] && w->sinks[i]->failed;
     }
     return n;
 }
@@ -488,8 +485,8 @@ static void take_sinks_end(void)
     size_t i, used = 0;
 
     sinks_end[0] = '\0';
-    for (i = 0; i < w.n_sinks && used < sizeof(sinks_end); i++) {
-        struct sink *s = w.sinks[i];
+    for (i = 0; i < w->n_sinks && used < sizeof(sinks_end); i++) {
+        struct sink *s = w->sinks[i];
 
         if (s && s->ops->end) {
             s->ops->end(s, sinks_end + used, sizeof(sinks_end) - used);
@@ -511,8 +508,9 @@ static void fmt_end(char *end, size_t len, const char *exit_reason,
     snprintf(end, len,
              "records=%" PRIu64 "\nchunks=%" PRIu64 "\nbytes=%" PRIu64
              "\nlost=%" PRIu64 "\nfailed_outputs=%zu\n%s%s%sexit=%s\n%s",
-             w.records, w.chunks, w.bytes,
-             (uint64_t)atomic_load(&w.lost_records), failed, insns_line,
+             w->records, w->chunks, w->bytes,
+             (uint64_t)atomic_load(&w->lost_records) - w->lost_base, failed,
+             insns_line,
              counts, sinks_end, exit_reason, end_extra);
 }
 
@@ -541,6 +539,21 @@ static void write_status(const char *exit_reason, size_t failed)
     }
 }
 
+void writer_fmt_switch_end(char *end, size_t len)
+{
+    sinks_end[0] = '\0';
+    fmt_end(end, len, "file-switch", count_failed());
+}
+
+void writer_file_restart(void)
+{
+    w->records = w->chunks = w->bytes = 0;
+    memset(writer_vcpu_stats, 0, sizeof(writer_vcpu_stats));
+    w->lost_base = atomic_load(&w->lost_records);
+    atomic_store(&insns.total, 0);
+    w->start_ns = flush_now_ns();
+}
+
 void writer_abort(struct sink *failed, const char *why,
                   const char *exit_reason)
 {
@@ -552,8 +565,8 @@ void writer_abort(struct sink *failed, const char *why,
     failed->failed = true;
     take_sinks_end();
     fmt_end(end, sizeof(end), exit_reason, count_failed());
-    for (i = 0; i < w.n_sinks; i++) {
-        struct sink *s = w.sinks[i];
+    for (i = 0; i < w->n_sinks; i++) {
+        struct sink *s = w->sinks[i];
 
         if (s && s != failed && !s->failed) {
             s->ops->close(s, end);
@@ -572,32 +585,33 @@ void writer_stop(const char *exit_reason)
     char end[1024];
     size_t i, failed = 0;
 
-    if (!w.started) {
+    if (!w->started) {
         return;
     }
-    atomic_store(&w.stopping, true);
-    pthread_mutex_lock(&w.lock);
-    w.stop_thread = true;
-    pthread_cond_broadcast(&w.work);
-    pthread_cond_broadcast(&w.freed);
-    pthread_mutex_unlock(&w.lock);
-    pthread_join(w.thread, NULL);
+    atomic_store(&w->stopping, true);
+    pthread_mutex_lock(&w->lock);
+    w->stop_thread = true;
+    pthread_cond_broadcast(&w->work);
+    pthread_cond_broadcast(&w->freed);
+    pthread_mutex_unlock(&w->lock);
+    pthread_join(w->thread, NULL);
     /* Chunks a still-running vCPU queued after the thread's last look. */
     writer_main(NULL);
-    w.started = false;
+    writer_fail_requests();
+    w->started = false;
 
     take_sinks_end();
     fmt_end(end, sizeof(end), exit_reason, count_failed());
-    for (i = 0; i < w.n_sinks; i++) {
-        struct sink *s = w.sinks[i];
+    for (i = 0; i < w->n_sinks; i++) {
+        struct sink *s = w->sinks[i];
 
         /* Gone from the table: a writer_abort from close skips it. */
-        w.sinks[i] = NULL;
+        w->sinks[i] = NULL;
         s->ops->close(s, end);
         failed += s->failed;
         s->ops->free(s);
     }
-    w.n_sinks = 0;
+    w->n_sinks = 0;
     /* Counted after closing: writing an END may fail too. */
     write_status(exit_reason, failed);
 }

@@ -92,6 +92,40 @@ void writer_insns_enable(void);
 void writer_insns_add(uint64_t insns);
 
 /*
+ * Runtime control (ctl/): work done on the writer thread between chunks.
+ * FLUSH: every vCPU hands its chunk over and the writer writes it before
+ * answering. FILE: the out= file is closed as a complete trace and the
+ * trace goes on in path (see docs/control.md). STATS: the counters.
+ */
+enum writer_req_kind {
+    WRITER_REQ_FLUSH,
+    WRITER_REQ_FILE,
+    WRITER_REQ_STATS,
+};
+
+struct writer_req {
+    enum writer_req_kind kind;
+    const char *path;           /* FILE: the next trace file (caller's) */
+    uint64_t insns;             /* STATS: guest instructions so far */
+    char text[3072];            /* reply lines, "\n" ended (writer) */
+    char err[256];              /* why it failed; empty: it did not */
+    void (*done)(struct writer_req *req);   /* writer thread, at the end */
+    struct writer_req *next;    /* writer's queue */
+};
+
+/*
+ * Queue req (any thread); req->done is called on the writer thread when
+ * it is served, at the latest by writer_stop. req lives until then.
+ */
+void writer_request(struct writer_req *req);
+
+/*
+ * Install time: keep a copy of every tb_trans record written, so that a
+ * file started by WRITER_REQ_FILE gets the translations its blocks name.
+ */
+void writer_keep_translations(void);
+
+/*
  * Flush everything queued, close the sinks (the END chunk carries the
  * totals) and join the thread. Called once, at exit.
  */

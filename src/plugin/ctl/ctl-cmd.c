@@ -1,0 +1,311 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The control commands (see ctl-cmd.h): QEMU's monitor names and output
+ * where QEMU has them (info trace-events, trace-event, trace-file), our
+ * own otherwise. Control thread only.
+ */
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../../cli/did-you-mean.h"
+#include "../flush.h"
+#include "../pack.h"
+#include "../vbuf.h"
+#include "../vcpu.h"
+#include "ctl-cmd.h"
+#include "ctl-line.h"
+#include "ctl-switch.h"
+
+static const struct ctl_ops *ops;
+static char file_name[4096];        /* the trace file now, "" for none */
+
+typedef void (*ctl_cmd_fn)(struct ctl_reply *r, int argc, char **argv);
+
+struct ctl_cmd {
+    const char *name;
+    ctl_cmd_fn run;
+    const char *help;               /* "ARGS  what it does" */
+};
+
+/* Append text, whole or not at all: a reply never ends mid-line. */
+static void reply_text(struct ctl_reply *r, const char *text)
+{
+    size_t n = strlen(text);
+
+    if (r->len + n < sizeof(r->text)) {
+        memcpy(r->text + r->len, text, n + 1);
+        r->len += n;
+    }
+}
+
+static void __attribute__((format(printf, 2, 3)))
+reply_line(struct ctl_reply *r, const char *fmt, ...)
+{
+    char line[4200];
+    va_list ap;
+    size_t n;
+
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof(line) - 1, fmt, ap);
+    va_end(ap);
+    n = strlen(line);
+    line[n] = '\n';
+    line[n + 1] = '\0';
+    reply_text(r, line);
+}
+
+static void __attribute__((format(printf, 2, 3)))
+reply_error(struct ctl_reply *r, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(r->err, sizeof(r->err), fmt, ap);
+    va_end(ap);
+}
+
+/* ---- info trace-events, trace-event ---- */
+
+static void cmd_info(struct ctl_reply *r, int argc, char **argv)
+{
+    const char *pattern = argc > 2 ? argv[2] : "*";
+    unsigned int id, matched = 0;
+
+    if (argc < 2 || strcmp(argv[1], "trace-events") != 0) {
+        reply_error(r, "info: expected 'info trace-events [PATTERN]'");
+        return;
+    }
+    if (argc > 3) {
+        reply_error(r, "info trace-events: one pattern at most");
+        return;
+    }
+    for (id = 1; id <= ops->cat->n_events; id++) {
+        const char *name = ops->cat->events[id].name;
+
+        if (fnmatch(pattern, name, 0) == 0) {
+            reply_line(r, "%s : state %u", name,
+                       ops->event_is_on(id) ? 1u : 0u);
+            matched++;
+        }
+    }
+    if (!matched) {
+        reply_error(r, "%s: no event matches", pattern);
+    }
+}
+
+static int parse_on_off(const char *word, bool *on)
+{
+    if (strcmp(word, "on") == 0 || strcmp(word, "off") == 0) {
+        *on = word[1] == 'n';
+        return 0;
+    }
+    return -1;
+}
+
+static void cmd_trace_event(struct ctl_reply *r, int argc, char **argv)
+{
+    const char *refused = NULL;
+    unsigned int id, matched = 0, n_refused = 0;
+    bool on;
+
+    if (argc != 3 || parse_on_off(argv[2], &on) < 0) {
+        reply_error(r, "trace-event: expected 'trace-event PATTERN on|off'");
+        return;
+    }
+    for (id = 1; id <= ops->cat->n_events; id++) {
+        const char *name = ops->cat->events[id].name;
+
+        if (fnmatch(argv[1], name, 0) != 0) {
+            continue;
+        }
+        matched++;
+        if (ops->event_is_on(id) != on && ops->event_set(id, on) < 0) {
+            refused = refused ? refused : name;
+            n_refused++;
+        }
+    }
+    if (!matched) {
+        reply_error(r, "%s: no event matches", argv[1]);
+    } else if (n_refused == 1) {
+        reply_error(r, "%s needs re-translation (not available yet)",
+                    refused);
+    } else if (n_refused > 1) {
+        reply_error(r, "%s and %u more events need re-translation (not "
+                    "available yet); the others were switched", refused,
+                    n_refused - 1);
+    }
+}
+
+/* ---- trace-file, stats: mostly the writer thread's work ---- */
+
+static void queue_request(struct ctl_reply *r, enum writer_req_kind kind)
+{
+    r->req.kind = kind;
+    r->req.path = r->path;
+    r->async = true;
+}
+
+/* Make every vCPU take its slow path soon, where it follows the state. */
+static void ask_all_vcpus(void)
+{
+    static struct vbuf *vbs[MAX_VCPUS];
+    size_t i, n = flush_watched(vbs, MAX_VCPUS);
+
+    for (i = 0; i < n; i++) {
+        vbuf_ask_flush(vbs[i]);
+    }
+}
+
+static void print_file_state(struct ctl_reply *r)
+{
+    if (!file_name[0]) {
+        reply_line(r, "No trace file (out=) is written.");
+        return;
+    }
+    reply_line(r, "Trace file \"%s\" %s.", file_name,
+               vbuf_state_is_on() ? "on" : "off");
+}
+
+static void cmd_trace_file(struct ctl_reply *r, int argc, char **argv)
+{
+    bool on;
+
+    if (argc == 1) {
+        print_file_state(r);
+    } else if (argc == 2 && parse_on_off(argv[1], &on) == 0) {
+        if (vbuf_state_is_on() != on) {
+            vbuf_state_set(on);
+            ask_all_vcpus();
+        }
+    } else if (argc == 2 && strcmp(argv[1], "flush") == 0) {
+        queue_request(r, WRITER_REQ_FLUSH);
+    } else if (argc == 3 && strcmp(argv[1], "set") == 0) {
+        if (snprintf(r->path, sizeof(r->path), "%s", argv[2]) >=
+            (int)sizeof(r->path)) {
+            reply_error(r, "trace-file set: path too long");
+            return;
+        }
+        queue_request(r, WRITER_REQ_FILE);
+    } else {
+        reply_error(r, "trace-file: expected 'trace-file [on|off|flush|set "
+                    "FILE]'");
+    }
+}
+
+static void cmd_stats(struct ctl_reply *r, int argc, char **argv)
+{
+    (void)argv;
+    if (argc != 1) {
+        reply_error(r, "stats: takes no argument");
+        return;
+    }
+    r->req.insns = ctl_switch_insns_now();
+    queue_request(r, WRITER_REQ_STATS);
+}
+
+/* ---- instrumentation libraries: not at run time yet ---- */
+
+static void cmd_instr_load(struct ctl_reply *r, int argc, char **argv)
+{
+    (void)argc;
+    reply_error(r, "%s: not available yet: a library's hooks need the "
+                "running code translated again", argv[0]);
+}
+
+static void cmd_help(struct ctl_reply *r, int argc, char **argv);
+
+static const struct ctl_cmd commands[] = {
+    { "help", cmd_help, "                        the commands" },
+    { "info", cmd_info,
+      "trace-events [PATTERN]  events and their state (1: recorded)" },
+    { "trace-event", cmd_trace_event,
+      "PATTERN on|off   record the matching events or not" },
+    { "trace-file", cmd_trace_file,
+      "[on|off|flush|set FILE]  the trace file: state, writing, "
+      "flush, next file" },
+    { "stats", cmd_stats, "                       counters: key value lines" },
+    { "instr-load", cmd_instr_load, "PATH [ARG...]     (not available yet)" },
+    { "instr-unload", cmd_instr_load, "ID              (not available yet)" },
+};
+
+#define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static void cmd_help(struct ctl_reply *r, int argc, char **argv)
+{
+    size_t i;
+
+    (void)argc;
+    (void)argv;
+    for (i = 0; i < N_COMMANDS; i++) {
+        reply_line(r, "%s %s", commands[i].name, commands[i].help);
+    }
+}
+
+static void unknown_command(struct ctl_reply *r, const char *word)
+{
+    struct did_you_mean dym;
+    const char *best;
+    size_t i;
+
+    did_you_mean_init(&dym, word);
+    for (i = 0; i < N_COMMANDS; i++) {
+        did_you_mean_consider(&dym, commands[i].name);
+    }
+    best = did_you_mean_result(&dym);
+    if (best) {
+        reply_error(r, "unknown command '%.64s' (did you mean '%s'?)", word,
+                    best);
+    } else {
+        reply_error(r, "unknown command '%.64s' (try 'help')", word);
+    }
+}
+
+void ctl_cmd_setup(const struct ctl_ops *o)
+{
+    ops = o;
+    snprintf(file_name, sizeof(file_name), "%s", o->out ? o->out : "");
+}
+
+void ctl_cmd_run(char *line, struct ctl_reply *r)
+{
+    char *words[CTL_MAX_WORDS];
+    const char *why = "";
+    int n = ctl_line_split(line, words, CTL_MAX_WORDS, &why);
+    size_t i;
+
+    r->len = 0;
+    r->text[0] = '\0';
+    r->err[0] = '\0';
+    r->async = false;
+    if (n < 0) {
+        reply_error(r, "%s", why);
+        return;
+    }
+    if (n == 0) {
+        reply_error(r, "empty command (try 'help')");
+        return;
+    }
+    for (i = 0; i < N_COMMANDS; i++) {
+        if (strcmp(words[0], commands[i].name) == 0) {
+            commands[i].run(r, n, words);
+            return;
+        }
+    }
+    unknown_command(r, words[0]);
+}
+
+void ctl_cmd_finish(struct ctl_reply *r)
+{
+    r->async = false;
+    if (r->req.err[0]) {
+        reply_error(r, "%s", r->req.err);
+        return;
+    }
+    if (r->req.kind == WRITER_REQ_FILE) {
+        snprintf(file_name, sizeof(file_name), "%s", r->path);
+    }
+    reply_text(r, r->req.text);
+}
