@@ -481,6 +481,7 @@ static void vcpu_idle(qemu_plugin_id_t id, unsigned int vcpu_index)
     struct vcpu *vc = vcpu_of(vcpu_index);
 
     (void)id;
+    instr_poll();
     if (vc && vc->live) {
         vbuf_park(&vc->buf);
     }
@@ -491,6 +492,7 @@ static void vcpu_resume(qemu_plugin_id_t id, unsigned int vcpu_index)
     struct vcpu *vc = vcpu_of(vcpu_index);
 
     (void)id;
+    instr_poll();
     if (vc) {
         vbuf_unpark(&vc->buf);
     }
@@ -966,6 +968,9 @@ static const struct ctl_ops plugin_ctl_ops = {
     .cat = &qt.cat,
     .event_is_on = ctl_event_is_on,
     .event_set = ctl_event_set,
+    .instr_load = instr_runtime_load,
+    .instr_unload = instr_runtime_unload,
+    .instr_info = instr_runtime_info,
 };
 
 static void prefix_err(struct qtrace_err *err, const char *prefix);
@@ -1247,6 +1252,8 @@ static void register_callbacks(qemu_plugin_id_t id)
     }
     qemu_plugin_register_flush_cb(id, plugin_flush);
     qemu_plugin_register_atexit_cb(id, plugin_exit, NULL);
+    /* After a reset: no vCPU is in translated code (instr.h). */
+    instr_quiescent();
 }
 
 static qemu_plugin_id_t plugin_id;
@@ -1388,6 +1395,7 @@ int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
         /* Without it, a guest killed by a signal loses flush= ms. */
         fatal_hook_install(guest_killed);
     }
+    instr_runtime_start();
     register_callbacks(id);
     return 0;
 }

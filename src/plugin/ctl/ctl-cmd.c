@@ -7,7 +7,9 @@
 #include <errno.h>
 #include <fnmatch.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../../cli/did-you-mean.h"
@@ -67,17 +69,13 @@ reply_error(struct ctl_reply *r, const char *fmt, ...)
     va_end(ap);
 }
 
-/* ---- info trace-events, trace-event ---- */
+/* ---- info trace-events, info instr, trace-event ---- */
 
-static void cmd_info(struct ctl_reply *r, int argc, char **argv)
+static void info_trace_events(struct ctl_reply *r, int argc, char **argv)
 {
     const char *pattern = argc > 2 ? argv[2] : "*";
     unsigned int id, matched = 0;
 
-    if (argc < 2 || strcmp(argv[1], "trace-events") != 0) {
-        reply_error(r, "info: expected 'info trace-events [PATTERN]'");
-        return;
-    }
     if (argc > 3) {
         reply_error(r, "info trace-events: one pattern at most");
         return;
@@ -93,6 +91,34 @@ static void cmd_info(struct ctl_reply *r, int argc, char **argv)
     }
     if (!matched) {
         reply_error(r, "%s: no event matches", pattern);
+    }
+}
+
+/* Every library loaded in this run, unloaded ones too: ids stay. */
+static void info_instr(struct ctl_reply *r, int argc)
+{
+    const char *path, *api, *state;
+    unsigned int id;
+
+    if (argc != 2) {
+        reply_error(r, "info instr: takes no argument");
+        return;
+    }
+    for (id = 1; ops->instr_info &&
+                 ops->instr_info(id, &path, &api, &state) == 0; id++) {
+        reply_line(r, "%u %s %s %s", id, state, api, path);
+    }
+}
+
+static void cmd_info(struct ctl_reply *r, int argc, char **argv)
+{
+    if (argc >= 2 && strcmp(argv[1], "trace-events") == 0) {
+        info_trace_events(r, argc, argv);
+    } else if (argc >= 2 && strcmp(argv[1], "instr") == 0) {
+        info_instr(r, argc);
+    } else {
+        reply_error(r, "info: expected 'info trace-events [PATTERN]' or "
+                    "'info instr'");
     }
 }
 
@@ -206,13 +232,58 @@ static void cmd_stats(struct ctl_reply *r, int argc, char **argv)
     queue_request(r, WRITER_REQ_STATS);
 }
 
-/* ---- instrumentation libraries: not at run time yet ---- */
+/* ---- instrumentation libraries ---- */
 
 static void cmd_instr_load(struct ctl_reply *r, int argc, char **argv)
 {
-    (void)argc;
-    reply_error(r, "%s: not available yet: a library's hooks need the "
-                "running code translated again", argv[0]);
+    struct qtrace_err err = { "" };
+    unsigned int id;
+
+    if (argc < 2) {
+        reply_error(r, "instr-load: expected 'instr-load PATH [ARG...]'");
+        return;
+    }
+    if (ops->instr_load(argv[1], argc - 2, argv + 2, &id, &err) < 0) {
+        reply_error(r, "instr-load: %s", err.msg);
+        return;
+    }
+    reply_line(r, "id %u", id);
+}
+
+/* A vCPU thread, at the quiescent point: the unload is complete. */
+static void unload_done(void *ctx)
+{
+    struct writer_req *req = ctx;
+
+    req->done(req);
+}
+
+static void cmd_instr_unload(struct ctl_reply *r, int argc, char **argv)
+{
+    struct qtrace_err err = { "" };
+    unsigned long id;
+    char *end;
+
+    if (argc != 2) {
+        reply_error(r, "instr-unload: expected 'instr-unload ID'");
+        return;
+    }
+    id = strtoul(argv[1], &end, 10);
+    if (!argv[1][0] || *end || argv[1][0] == '-' || id > UINT32_MAX) {
+        reply_error(r, "instr-unload: %s: not an id", argv[1]);
+        return;
+    }
+    /* The reply waits for the library's fini (ctl_cmd_finish). */
+    r->req.kind = WRITER_REQ_FLUSH;
+    r->req.text[0] = '\0';
+    r->req.err[0] = '\0';
+    if (ops->instr_unload((unsigned int)id, unload_done, &r->req,
+                          &err) < 0) {
+        reply_error(r, "instr-unload: %s", err.msg);
+        return;
+    }
+    r->async = true;
+    r->served_elsewhere = true;
 }
 
 static void cmd_help(struct ctl_reply *r, int argc, char **argv);
@@ -221,14 +292,18 @@ static const struct ctl_cmd commands[] = {
     { "help", cmd_help, "                        the commands" },
     { "info", cmd_info,
       "trace-events [PATTERN]  events and their state (1: recorded)" },
+    { "info", cmd_info,
+      "instr                   libraries: id, state, API, path" },
     { "trace-event", cmd_trace_event,
       "PATTERN on|off   record the matching events or not" },
     { "trace-file", cmd_trace_file,
       "[on|off|flush|set FILE]  the trace file: state, writing, "
       "flush, next file" },
     { "stats", cmd_stats, "                       counters: key value lines" },
-    { "instr-load", cmd_instr_load, "PATH [ARG...]     (not available yet)" },
-    { "instr-unload", cmd_instr_load, "ID              (not available yet)" },
+    { "instr-load", cmd_instr_load,
+      "PATH [ARG...]     load an instrumentation library: its id" },
+    { "instr-unload", cmd_instr_unload,
+      "ID              unload it (after its fini)" },
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -280,6 +355,7 @@ void ctl_cmd_run(char *line, struct ctl_reply *r)
     r->text[0] = '\0';
     r->err[0] = '\0';
     r->async = false;
+    r->served_elsewhere = false;
     if (n < 0) {
         reply_error(r, "%s", why);
         return;

@@ -18,6 +18,8 @@ struct ctl_reply {
     size_t len;                 /* bytes in text */
     char err[512];              /* non-empty: the reply is an error */
     bool async;                 /* req was queued: finish when served */
+    bool served_elsewhere;      /* async, but req->done comes from the
+                                   command's own work, not the writer */
     char path[4096];            /* trace-file set's FILE, for req */
     struct writer_req req;
 };

@@ -153,12 +153,15 @@ static bool run_lines(struct client *c)
                 return false;
             }
         } else if (st == CTL_LINE_READY) {
+            /* Before the command: its own work may serve it at once. */
+            atomic_store(&c->served, false);
+            c->reply.req.done = request_done;
             ctl_cmd_run(c->line.buf, &c->reply);
             if (c->reply.async) {
                 c->waiting = true;
-                atomic_store(&c->served, false);
-                c->reply.req.done = request_done;
-                writer_request(&c->reply.req);
+                if (!c->reply.served_elsewhere) {
+                    writer_request(&c->reply.req);
+                }
             } else if (!queue_reply(c, &c->reply)) {
                 return false;
             }

@@ -24,6 +24,21 @@ struct ctl_ops {
      */
     int (*event_set)(unsigned int id, bool on);
     const char *out;                    /* out= at start, NULL: none */
+    /*
+     * instr-load: load and initialise the library at path with argv (argc
+     * strings): 0 and its *id, or -1 with err (one line).
+     */
+    int (*instr_load)(const char *path, int argc, char **argv,
+                      unsigned int *id, struct qtrace_err *err);
+    /*
+     * instr-unload: stop library id now; done(ctx) is called from another
+     * thread once its fini ran and it is closed. 0, or -1 with err.
+     */
+    int (*instr_unload)(unsigned int id, void (*done)(void *ctx), void *ctx,
+                        struct qtrace_err *err);
+    /* info instr: library id (1...): 0 and its fields, -1 past the last. */
+    int (*instr_info)(unsigned int id, const char **path, const char **api,
+                      const char **state);
 };
 
 /*

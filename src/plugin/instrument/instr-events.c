@@ -22,7 +22,18 @@ static struct {
     size_t len;
     void (*emit_record)(unsigned int vcpu, uint16_t id, uint16_t size,
                         const void *payload, size_t len);
+    bool sealed;                /* the catalog is written: no more */
 } events;
+
+void instr_events_seal(void)
+{
+    events.sealed = true;
+}
+
+bool instr_events_sealed(void)
+{
+    return events.sealed;
+}
 
 void instr_events_setup(const struct instr_env *env)
 {
@@ -160,6 +171,11 @@ int instr_events_register(const struct qtrace_instr_host *h,
 
     if (!h || !lib->registering) {
         return QTRACE_INSTR_EINVAL;
+    }
+    if (events.sealed) {
+        /* The trace's catalog went out with META at start. */
+        return refuse(lib, "loaded at run time: the trace's catalog is "
+                      "written (user_event records still work)");
     }
     if (!ev || !ev->lib || !ev->catalog) {
         return refuse(lib, "no events given");

@@ -38,6 +38,11 @@ static struct {
     bool calls;                 /* the call tracker follows this target */
     bool any_func_entry;
     bool any_func_exit;
+    bool sealed;                /* install is over (instr_host_seal) */
+    bool calls_feed_entry;      /* the tracker calls instr_func_entry */
+    bool calls_feed_exit;       /* ... instr_func_exit */
+    unsigned int busy;          /* atomic: threads inside a hook that
+                                   runs outside translated code */
     void (*emit_user)(unsigned int vcpu, uint32_t lib, uint32_t id,
                       const uint64_t values[4]);
 } host;
@@ -62,7 +67,7 @@ static int on_vcpu_init(const struct qtrace_instr_host *h,
     }
     lib->vcpu_init = fn;
     lib->vcpu_init_data = data;
-    host.any_vcpu = true;
+    __atomic_store_n(&host.any_vcpu, true, __ATOMIC_RELEASE);
     return QTRACE_INSTR_OK;
 }
 
@@ -76,7 +81,7 @@ static int on_vcpu_exit(const struct qtrace_instr_host *h,
     }
     lib->vcpu_exit = fn;
     lib->vcpu_exit_data = data;
-    host.any_vcpu = true;
+    __atomic_store_n(&host.any_vcpu, true, __ATOMIC_RELEASE);
     return QTRACE_INSTR_OK;
 }
 
@@ -90,7 +95,7 @@ static int on_tb_trans(const struct qtrace_instr_host *h,
     }
     lib->tb_trans = fn;
     lib->tb_trans_data = data;
-    host.any_tb_trans = true;
+    __atomic_store_n(&host.any_tb_trans, true, __ATOMIC_RELEASE);
     return QTRACE_INSTR_OK;
 }
 
@@ -107,7 +112,7 @@ static int on_syscall(const struct qtrace_instr_host *h,
     }
     lib->syscall = fn;
     lib->syscall_data = data;
-    host.any_syscall = true;
+    __atomic_store_n(&host.any_syscall, true, __ATOMIC_RELEASE);
     return QTRACE_INSTR_OK;
 }
 
@@ -124,7 +129,7 @@ static int on_syscall_ret(const struct qtrace_instr_host *h,
     }
     lib->syscall_ret = fn;
     lib->syscall_ret_data = data;
-    host.any_syscall = true;
+    __atomic_store_n(&host.any_syscall, true, __ATOMIC_RELEASE);
     return QTRACE_INSTR_OK;
 }
 
@@ -136,12 +141,12 @@ static int on_func_entry(const struct qtrace_instr_host *h,
     if (!lib) {
         return QTRACE_INSTR_EINVAL;
     }
-    if (!host.calls) {
+    if (!host.calls || (host.sealed && !host.calls_feed_entry)) {
         return QTRACE_INSTR_ENOTSUP;
     }
     lib->func_entry = fn;
     lib->func_entry_data = data;
-    host.any_func_entry = true;
+    __atomic_store_n(&host.any_func_entry, true, __ATOMIC_RELEASE);
     return QTRACE_INSTR_OK;
 }
 
@@ -153,12 +158,12 @@ static int on_func_exit(const struct qtrace_instr_host *h,
     if (!lib) {
         return QTRACE_INSTR_EINVAL;
     }
-    if (!host.calls) {
+    if (!host.calls || (host.sealed && !host.calls_feed_exit)) {
         return QTRACE_INSTR_ENOTSUP;
     }
     lib->func_exit = fn;
     lib->func_exit_data = data;
-    host.any_func_exit = true;
+    __atomic_store_n(&host.any_func_exit, true, __ATOMIC_RELEASE);
     return QTRACE_INSTR_OK;
 }
 
@@ -579,36 +584,86 @@ static const char *func_name(unsigned int vcpu, uint64_t entry)
 
 /* ---- the plugin's hooks ---- */
 
+/*
+ * A hook of lib, read once: instr_host_clear may store NULL meanwhile
+ * (unload), and the library stays mapped until the quiescent point.
+ */
+#define HOOK(lib, name) __atomic_load_n(&(lib)->name, __ATOMIC_RELAXED)
+
+static bool any(const bool *flag)
+{
+    return __atomic_load_n(flag, __ATOMIC_RELAXED);
+}
+
+/*
+ * Hooks QEMU calls outside translated code (vCPU start and end, system
+ * calls) are not stopped by the quiescent point: they count themselves,
+ * and an unload waits for the count to drop before dlclose.
+ */
+static void enter_hook(void)
+{
+    __atomic_add_fetch(&host.busy, 1, __ATOMIC_ACQ_REL);
+}
+
+static void leave_hook(void)
+{
+    __atomic_sub_fetch(&host.busy, 1, __ATOMIC_RELEASE);
+}
+
+bool instr_hooks_busy(void)
+{
+    return __atomic_load_n(&host.busy, __ATOMIC_ACQUIRE) != 0;
+}
+
 void instr_vcpu_init(unsigned int vcpu)
 {
-    size_t i;
+    size_t i, n;
 
+    instr_poll();
     name_cache_alloc(vcpu);
-    for (i = 0; host.any_vcpu && i < instr_n_libs; i++) {
-        if (instr_libs[i].vcpu_init) {
-            instr_libs[i].vcpu_init(vcpu, instr_libs[i].vcpu_init_data);
+    if (!any(&host.any_vcpu)) {
+        return;
+    }
+    enter_hook();
+    n = instr_libs_count();
+    for (i = 0; i < n; i++) {
+        qtrace_instr_vcpu_fn fn = HOOK(&instr_libs[i], vcpu_init);
+
+        if (fn) {
+            fn(vcpu, instr_libs[i].vcpu_init_data);
         }
     }
+    leave_hook();
 }
 
 void instr_vcpu_exit(unsigned int vcpu)
 {
-    size_t i;
+    size_t i, n;
 
-    for (i = 0; host.any_vcpu && i < instr_n_libs; i++) {
-        if (instr_libs[i].vcpu_exit) {
-            instr_libs[i].vcpu_exit(vcpu, instr_libs[i].vcpu_exit_data);
+    instr_poll();
+    if (!any(&host.any_vcpu)) {
+        return;
+    }
+    enter_hook();
+    n = instr_libs_count();
+    for (i = 0; i < n; i++) {
+        qtrace_instr_vcpu_fn fn = HOOK(&instr_libs[i], vcpu_exit);
+
+        if (fn) {
+            fn(vcpu, instr_libs[i].vcpu_exit_data);
         }
     }
+    leave_hook();
 }
 
 void instr_tb_trans(struct qemu_plugin_tb *tb)
 {
     struct qtrace_instr_tb view;
-    size_t i;
+    size_t i, n;
     uint32_t k;
 
-    if (!host.any_tb_trans) {
+    instr_poll();
+    if (!any(&host.any_tb_trans)) {
         return;
     }
     view.tb = tb;
@@ -618,35 +673,72 @@ void instr_tb_trans(struct qemu_plugin_tb *tb)
         view.size += (uint32_t)qemu_plugin_insn_size(
             qemu_plugin_tb_get_insn(tb, k));
     }
-    for (i = 0; i < instr_n_libs; i++) {
-        if (instr_libs[i].tb_trans) {
-            instr_libs[i].tb_trans(&view, instr_libs[i].tb_trans_data);
+    n = instr_libs_count();
+    for (i = 0; i < n; i++) {
+        qtrace_instr_tb_trans_fn fn = HOOK(&instr_libs[i], tb_trans);
+
+        if (fn) {
+            fn(&view, instr_libs[i].tb_trans_data);
         }
     }
 }
 
 void instr_syscall(unsigned int vcpu, int64_t num, const uint64_t args[8])
 {
-    size_t i;
+    size_t i, n;
 
-    for (i = 0; host.any_syscall && i < instr_n_libs; i++) {
-        if (instr_libs[i].syscall) {
-            instr_libs[i].syscall(vcpu, num, args,
-                                  instr_libs[i].syscall_data);
+    instr_poll();
+    if (!any(&host.any_syscall)) {
+        return;
+    }
+    enter_hook();
+    n = instr_libs_count();
+    for (i = 0; i < n; i++) {
+        qtrace_instr_syscall_fn fn = HOOK(&instr_libs[i], syscall);
+
+        if (fn) {
+            fn(vcpu, num, args, instr_libs[i].syscall_data);
         }
     }
+    leave_hook();
 }
 
 void instr_syscall_ret(unsigned int vcpu, int64_t num, int64_t ret)
 {
-    size_t i;
+    size_t i, n;
 
-    for (i = 0; host.any_syscall && i < instr_n_libs; i++) {
-        if (instr_libs[i].syscall_ret) {
-            instr_libs[i].syscall_ret(vcpu, num, ret,
-                                      instr_libs[i].syscall_ret_data);
+    instr_poll();
+    if (!any(&host.any_syscall)) {
+        return;
+    }
+    enter_hook();
+    n = instr_libs_count();
+    for (i = 0; i < n; i++) {
+        qtrace_instr_syscall_ret_fn fn = HOOK(&instr_libs[i], syscall_ret);
+
+        if (fn) {
+            fn(vcpu, num, ret, instr_libs[i].syscall_ret_data);
         }
     }
+    leave_hook();
+}
+
+void instr_host_clear(struct instr_lib *lib)
+{
+    __atomic_store_n(&lib->vcpu_init, NULL, __ATOMIC_RELEASE);
+    __atomic_store_n(&lib->vcpu_exit, NULL, __ATOMIC_RELEASE);
+    __atomic_store_n(&lib->tb_trans, NULL, __ATOMIC_RELEASE);
+    __atomic_store_n(&lib->syscall, NULL, __ATOMIC_RELEASE);
+    __atomic_store_n(&lib->syscall_ret, NULL, __ATOMIC_RELEASE);
+    __atomic_store_n(&lib->func_entry, NULL, __ATOMIC_RELEASE);
+    __atomic_store_n(&lib->func_exit, NULL, __ATOMIC_RELEASE);
+}
+
+void instr_host_seal(void)
+{
+    host.calls_feed_entry = host.any_func_entry;
+    host.calls_feed_exit = host.any_func_exit;
+    host.sealed = true;
 }
 
 struct qemu_plugin_insn *instr_host_insn(const struct qtrace_instr_tb *tb,
@@ -657,36 +749,38 @@ struct qemu_plugin_insn *instr_host_insn(const struct qtrace_instr_tb *tb,
 
 bool instr_wants_func_entry(void)
 {
-    return host.any_func_entry;
+    return any(&host.any_func_entry);
 }
 
 bool instr_wants_func_exit(void)
 {
-    return host.any_func_exit;
+    return any(&host.any_func_exit);
 }
 
 void instr_func_entry(unsigned int vcpu, struct qtrace_instr_func *func)
 {
-    size_t i;
+    size_t i, n = instr_libs_count();
 
     func->name = func_name(vcpu, func->entry);
-    for (i = 0; i < instr_n_libs; i++) {
-        if (instr_libs[i].func_entry) {
-            instr_libs[i].func_entry(vcpu, func,
-                                     instr_libs[i].func_entry_data);
+    for (i = 0; i < n; i++) {
+        qtrace_instr_func_fn fn = HOOK(&instr_libs[i], func_entry);
+
+        if (fn) {
+            fn(vcpu, func, instr_libs[i].func_entry_data);
         }
     }
 }
 
 void instr_func_exit(unsigned int vcpu, struct qtrace_instr_func *func)
 {
-    size_t i;
+    size_t i, n = instr_libs_count();
 
     func->name = func_name(vcpu, func->entry);
-    for (i = 0; i < instr_n_libs; i++) {
-        if (instr_libs[i].func_exit) {
-            instr_libs[i].func_exit(vcpu, func,
-                                    instr_libs[i].func_exit_data);
+    for (i = 0; i < n; i++) {
+        qtrace_instr_func_fn fn = HOOK(&instr_libs[i], func_exit);
+
+        if (fn) {
+            fn(vcpu, func, instr_libs[i].func_exit_data);
         }
     }
 }

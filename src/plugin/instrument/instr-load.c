@@ -3,9 +3,11 @@
  * Loading instrumentation libraries (instr.h): dlopen, which API the
  * library speaks (qtrace's, or qemu-instr's through qi/), the API version
  * check, and the init call, guarded against a crash. Any refusal unloads
- * what was loaded so far. Install thread.
+ * what was loaded so far. Install thread, or the control thread for a
+ * library loaded at run time (instr-runtime.c).
  */
 #include <dlfcn.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
@@ -48,13 +50,40 @@ static int check_version(struct instr_lib *lib, struct qtrace_err *err)
 
 static sigjmp_buf guard_jump;
 static volatile sig_atomic_t guard_signal;
+static pthread_t guard_thread;          /* the thread running the call */
 
 /* The signals a crashing init raises in the calling thread. */
 static const int guarded_signals[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE };
 #define N_GUARDED (sizeof(guarded_signals) / sizeof(guarded_signals[0]))
 
-static void init_crashed(int sig)
+/* The handlers in force before the guard (QEMU's own). */
+static struct sigaction guard_saved[N_GUARDED];
+
+static void restore_handlers(void)
 {
+    size_t i;
+
+    for (i = 0; i < N_GUARDED; i++) {
+        sigaction(guarded_signals[i], &guard_saved[i], NULL);
+    }
+}
+
+/*
+ * The handlers are process-wide, and at run time vCPU threads run
+ * meanwhile (QEMU user mode takes SIGSEGV for its own page protection):
+ * a signal of another thread goes back to QEMU's handler, which gets it
+ * when the faulting instruction runs again (or at once, for one sent).
+ */
+static void init_crashed(int sig, siginfo_t *info, void *uc)
+{
+    (void)uc;
+    if (!pthread_equal(pthread_self(), guard_thread)) {
+        restore_handlers();
+        if (info && info->si_code <= 0) {
+            pthread_kill(pthread_self(), sig);
+        }
+        return;
+    }
     guard_signal = sig;
     siglongjmp(guard_jump, 1);
 }
@@ -74,20 +103,24 @@ static const char *signal_name(int sig)
  * call(ctx) with temporary handlers for the crash signals, QEMU's own
  * restored afterwards. Returns 0, or the signal that ended the call
  * (what the library did before it stays done; the caller unloads it).
- * Install runs before any vCPU thread, so no other thread shares them.
+ * One guarded call at a time: install, then the control thread only.
  */
 static int call_guarded(void (*call)(void *), void *ctx)
 {
-    struct sigaction crash, saved[N_GUARDED];
+    struct sigaction crash;
     size_t i;
-    int sig = 0;
+    volatile int sig = 0;
 
     memset(&crash, 0, sizeof(crash));
-    crash.sa_handler = init_crashed;
+    crash.sa_sigaction = init_crashed;
     sigemptyset(&crash.sa_mask);
-    crash.sa_flags = SA_NODEFER;
+    crash.sa_flags = SA_NODEFER | SA_SIGINFO;
+    guard_thread = pthread_self();
     for (i = 0; i < N_GUARDED; i++) {
-        sigaction(guarded_signals[i], &crash, &saved[i]);
+        sigaction(guarded_signals[i], NULL, &guard_saved[i]);
+    }
+    for (i = 0; i < N_GUARDED; i++) {
+        sigaction(guarded_signals[i], &crash, NULL);
     }
     guard_signal = 0;
     if (sigsetjmp(guard_jump, 1) == 0) {
@@ -95,9 +128,7 @@ static int call_guarded(void (*call)(void *), void *ctx)
     } else {
         sig = guard_signal;
     }
-    for (i = 0; i < N_GUARDED; i++) {
-        sigaction(guarded_signals[i], &saved[i], NULL);
-    }
+    restore_handlers();
     return sig;
 }
 
@@ -207,13 +238,14 @@ static int init_qtrace(struct instr_lib *lib, const struct instr_spec *spec,
     return 0;
 }
 
-static int load_one(struct instr_lib *lib, const struct instr_spec *spec,
-                    const struct instr_env *env, struct qtrace_err *err)
+int instr_lib_open(struct instr_lib *lib, const struct instr_spec *spec,
+                   const struct instr_env *env, struct qtrace_err *err)
 {
     int api;
 
     lib->path = spec->path;
     lib->index = (uint32_t)(lib - instr_libs) + 1;
+    lib->state = INSTR_LIB_LOADED;
     /* Local: two libraries may both define functions of the same name. */
     lib->dl = dlopen(spec->path, RTLD_NOW | RTLD_LOCAL);
     if (!lib->dl) {
@@ -224,8 +256,18 @@ static int load_one(struct instr_lib *lib, const struct instr_spec *spec,
     if (api < 0) {
         return -1;
     }
+    lib->qi = api == 2;
     return api == 2 ? init_qi(lib, spec, env, err) :
                       init_qtrace(lib, spec, env, err);
+}
+
+void instr_lib_discard(struct instr_lib *lib)
+{
+    if (lib->dl) {
+        dlclose(lib->dl);
+    }
+    instr_events_release(lib);
+    memset(lib, 0, sizeof(*lib));
 }
 
 static void unload_all(void)
@@ -256,15 +298,13 @@ int instr_load_all(const struct instr_spec *specs, size_t n,
     if (n > 0 && qi_layer_export_api(err) < 0) {
         return -1;
     }
+    /* The libraries get the flush that is safe at run time too. */
+    env = instr_runtime_setup(env);
     for (i = 0; i < n; i++) {
         instr_n_libs = i + 1;
-        if (load_one(&instr_libs[i], &specs[i], env, err) < 0) {
+        if (instr_lib_open(&instr_libs[i], &specs[i], env, err) < 0) {
             instr_n_libs = i;
-            if (instr_libs[i].dl) {
-                dlclose(instr_libs[i].dl);
-            }
-            instr_events_release(&instr_libs[i]);
-            memset(&instr_libs[i], 0, sizeof(instr_libs[i]));
+            instr_lib_discard(&instr_libs[i]);
             instr_fini_all();
             unload_all();
             return -1;
@@ -275,9 +315,11 @@ int instr_load_all(const struct instr_spec *specs, size_t n,
 
 void instr_fini_all(void)
 {
-    size_t i;
+    size_t i, n = instr_libs_count();
 
-    for (i = 0; i < instr_n_libs; i++) {
+    /* An unload still waiting for its quiescent point gives up. */
+    instr_runtime_stop();
+    for (i = 0; i < n; i++) {
         /* Once only: QEMU's atexit and a fatal signal may both get here. */
         void (*fini)(void) = __atomic_exchange_n(&instr_libs[i].fini, NULL,
                                                  __ATOMIC_ACQ_REL);

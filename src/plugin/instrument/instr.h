@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Hosting user instrumentation libraries (include/qtrace/instrument.h)
- * inside the plugin: loading them at install, and the plugin's hooks that
+ * inside the plugin: loading them at install and at run time (unloading
+ * too), and the plugin's hooks that
  * hand QEMU's events to them. Each hook returns at once when no library
  * registered for its event.
  */
@@ -67,8 +68,61 @@ int instr_load_all(const struct instr_spec *specs, size_t n,
  */
 const char *instr_events_catalog(unsigned int *first, unsigned int *n);
 
-/* Call every library's fini once, at exit (a second call does nothing). */
+/*
+ * Call the fini of every library still loaded, once, at exit (a second
+ * call does nothing; an unloaded library had its fini at unload).
+ */
 void instr_fini_all(void);
+
+/*
+ * Install is over, the trace's catalog written: libraries loaded from
+ * now on follow the run-time rules (docs/instrument.md, "Loading at run
+ * time"). Install thread, last.
+ */
+void instr_runtime_start(void);
+
+/*
+ * Control thread: load and initialise the library at path with argv
+ * (argc strings, copied) as instr= would, publish it, and have the
+ * translations flushed by the next vCPU that passes instr_poll, so that
+ * code translated before gets its exec_* callbacks. Returns 0 with *id
+ * (never reused), or -1 with err (one line, as at install).
+ */
+int instr_runtime_load(const char *path, int argc, char **argv,
+                       unsigned int *id, struct qtrace_err *err);
+
+/*
+ * Control thread: stop library id's hooks at once; at the quiescent
+ * point after the next flush its fini runs, it is closed, and done(ctx)
+ * is called (on a vCPU thread). Returns 0, or -1 with err (no such id,
+ * already unloaded, another unload still waiting). At exit a waiting
+ * unload is dropped: done is not called, fini comes from instr_fini_all.
+ */
+int instr_runtime_unload(unsigned int id, void (*done)(void *ctx), void *ctx,
+                         struct qtrace_err *err);
+
+/*
+ * Library id (1, 2...): 0 with its path, API ("qtrace", "qemu-instr")
+ * and state ("loaded", "unloading", "unloaded"); -1 past the last one.
+ */
+int instr_runtime_info(unsigned int id, const char **path, const char **api,
+                       const char **state);
+
+/*
+ * vCPU thread, outside translated code's hot path (system calls,
+ * translation, vCPU start, end and idle): issue the flush the control
+ * thread asked for. Costs two loads when nothing is asked.
+ */
+void instr_poll(void);
+
+/*
+ * From the plugin's QEMU reset callback (register_callbacks): the
+ * quiescent point where unloaded libraries are finished and closed.
+ */
+void instr_quiescent(void);
+
+/* Whether a thread is inside a library's vCPU or system call hook. */
+bool instr_hooks_busy(void);
 
 /* Hooks the plugin calls from its QEMU callbacks. */
 void instr_vcpu_init(unsigned int vcpu);
