@@ -182,6 +182,34 @@ void instr_runtime_stop(void)
 
 /* ---- control thread ---- */
 
+/*
+ * dlopen gives a library already open the same handle: one set of its
+ * globals would serve two ids, each init overwriting the other's state.
+ */
+static int check_not_loaded(const char *path, struct qtrace_err *err)
+{
+    void *dl = dlopen(path, RTLD_NOW | RTLD_NOLOAD | RTLD_LOCAL);
+    size_t i, n = instr_n_libs;
+
+    if (!dl) {
+        return 0;
+    }
+    for (i = 0; i < n; i++) {
+        if (instr_libs[i].dl == dl &&
+            __atomic_load_n(&instr_libs[i].state, __ATOMIC_ACQUIRE) !=
+            INSTR_LIB_UNLOADED) {
+            dlclose(dl);
+            qtrace_err_set(err, "instr=%s: already loaded as id %u (one "
+                           "copy of a library per process: load a copy "
+                           "under another name)", path,
+                           instr_libs[i].index);
+            return -1;
+        }
+    }
+    dlclose(dl);
+    return 0;
+}
+
 int instr_runtime_load(const char *path, int argc, char **argv,
                        unsigned int *id, struct qtrace_err *err)
 {
@@ -199,7 +227,7 @@ int instr_runtime_load(const char *path, int argc, char **argv,
                        "reused)", path, INSTR_MAX_LIBS);
         return -1;
     }
-    if (qi_layer_export_api(err) < 0) {
+    if (qi_layer_export_api(err) < 0 || check_not_loaded(path, err) < 0) {
         return -1;
     }
     /* Kept for the library's life, as instr= options are. */
