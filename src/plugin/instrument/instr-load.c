@@ -108,6 +108,7 @@ static const char *signal_name(int sig)
 static int call_guarded(void (*call)(void *), void *ctx)
 {
     struct sigaction crash;
+    sigset_t crashes, mask;
     size_t i;
     volatile int sig = 0;
 
@@ -115,19 +116,27 @@ static int call_guarded(void (*call)(void *), void *ctx)
     crash.sa_sigaction = init_crashed;
     sigemptyset(&crash.sa_mask);
     crash.sa_flags = SA_NODEFER | SA_SIGINFO;
+    sigemptyset(&crashes);
     guard_thread = pthread_self();
     for (i = 0; i < N_GUARDED; i++) {
         sigaction(guarded_signals[i], NULL, &guard_saved[i]);
+        sigaddset(&crashes, guarded_signals[i]);
     }
     for (i = 0; i < N_GUARDED; i++) {
         sigaction(guarded_signals[i], &crash, NULL);
     }
+    /*
+     * The control thread blocks every signal: a fault it cannot take
+     * would kill the process instead of reaching the handler.
+     */
+    pthread_sigmask(SIG_UNBLOCK, &crashes, &mask);
     guard_signal = 0;
     if (sigsetjmp(guard_jump, 1) == 0) {
         call(ctx);
     } else {
         sig = guard_signal;
     }
+    pthread_sigmask(SIG_SETMASK, &mask, NULL);
     restore_handlers();
     return sig;
 }
