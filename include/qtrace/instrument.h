@@ -253,16 +253,22 @@ struct qtrace_instr_host {
 #define QTRACE_INSTR_ERRMSG_MAX 200
 
 /*
- * Called once at plugin load, before the guest runs. argv holds the
- * instr-arg values given after this library's instr=. Return 0, or
- * non-zero to refuse (QEMU then does not start); the host prints
+ * Called once at plugin load, before the guest runs, or when the library
+ * is loaded while the guest runs (control socket: instr-load). argv
+ * holds the instr-arg values given after this library's instr= (or the
+ * instr-load arguments). Return 0, or non-zero to refuse (QEMU then does
+ * not start; at run time the library is not loaded); the host reports
  * errmsg if the library filled it.
  */
 __attribute__((visibility("default")))
 int qtrace_instr_init(const struct qtrace_instr_host *host, int argc,
                       const char **argv, char *errmsg);
 
-/* Called once at exit, after the last guest instruction (optional). */
+/*
+ * Called once at exit, after the last guest instruction, or at unload
+ * (control socket: instr-unload) when no vCPU runs translated code
+ * (optional).
+ */
 __attribute__((visibility("default")))
 void qtrace_instr_fini(void);
 
