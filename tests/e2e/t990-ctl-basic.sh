@@ -91,7 +91,9 @@ check_grep "mem_access needs re-translation" \
     "mem_access needs re-translation \(not available yet\)" "$WORK/err"
 "$QTRACE" ctl "$SOCK" instr-load /nonexistent.so 2> "$WORK/err"
 check_eq "instr-load status" 1 $?
-check_grep "instr-load not available" "not available yet" "$WORK/err"
+check_grep "instr-load of a missing file: refused" \
+    "^qtrace ctl: instr-load: instr=/nonexistent.so: .*No such file" \
+    "$WORK/err"
 "$QTRACE" ctl "$SOCK" 2> /dev/null
 check_eq "no command: usage status" 2 $?
 "$QTRACE" ctl "$WORK/none.sock" help 2> "$WORK/err"

@@ -210,13 +210,50 @@ static int check_not_loaded(const char *path, struct qtrace_err *err)
     return 0;
 }
 
+static void free_spec(struct instr_spec *spec)
+{
+    int i;
+
+    if (!spec) {
+        return;
+    }
+    for (i = 0; spec->argv && i < spec->argc; i++) {
+        free(spec->argv[i]);
+    }
+    free(spec->argv);
+    free(spec->path);
+    free(spec);
+}
+
+/* A copy of path and argv, kept for the library's life (as instr=). */
+static struct instr_spec *copy_spec(const char *path, int argc, char **argv)
+{
+    struct instr_spec *spec = calloc(1, sizeof(*spec));
+    int i;
+
+    if (!spec || !(spec->path = strdup(path)) ||
+        !(spec->argv = calloc((size_t)argc + 1, sizeof(char *)))) {
+        free_spec(spec);
+        return NULL;
+    }
+    for (i = 0; i < argc; i++) {
+        spec->argv[i] = strdup(argv[i]);
+        if (!spec->argv[i]) {
+            free_spec(spec);
+            return NULL;
+        }
+        spec->argc = i + 1;
+    }
+    return spec;
+}
+
 int instr_runtime_load(const char *path, int argc, char **argv,
                        unsigned int *id, struct qtrace_err *err)
 {
     struct instr_spec *spec;
     struct instr_lib *lib;
     size_t slot = instr_n_libs;
-    int i, ret;
+    int ret;
 
     if (!rt.qemu_flush) {
         qtrace_err_set(err, "%s: the plugin cannot host libraries", path);
@@ -230,23 +267,18 @@ int instr_runtime_load(const char *path, int argc, char **argv,
     if (qi_layer_export_api(err) < 0 || check_not_loaded(path, err) < 0) {
         return -1;
     }
-    /* Kept for the library's life, as instr= options are. */
-    spec = calloc(1, sizeof(*spec));
-    if (!spec || !(spec->path = strdup(path)) ||
-        !(spec->argv = calloc((size_t)argc + 1, sizeof(char *)))) {
+    spec = copy_spec(path, argc, argv);
+    if (!spec) {
         qtrace_err_set(err, "%s: out of memory", path);
         return -1;
     }
-    for (i = 0; i < argc; i++) {
-        spec->argv[i] = strdup(argv[i]);
-    }
-    spec->argc = argc;
     lib = &instr_libs[slot];
     on_control_call = true;
     ret = instr_lib_open(lib, spec, &rt.env, err);
     on_control_call = false;
     if (ret < 0) {
         instr_lib_discard(lib);
+        free_spec(spec);
         return -1;
     }
     /* Publish: the slot is complete before a vCPU can count it. */
