@@ -990,6 +990,8 @@ static int start_ctl(struct qtrace_err *err)
     }
     ops = plugin_ctl_ops;
     ops.out = qt.opts.out;
+    /* A recording vCPU asked to flush issues instr-load's flush too. */
+    vbuf_slow_hook = instr_poll;
     writer_keep_translations();
     if (ctl_start(qt.opts.ctl, &ops, err) < 0) {
         prefix_err(err, "ctl=");

@@ -25,6 +25,7 @@ static uint8_t scratch[QTRACE_REC_MAX + 4 * QTRACE_REC_ALIGN]
 
 /* Generation 0, writing on: what every vbuf starts with. */
 atomic_uint vbuf_state = 1;
+void (*vbuf_slow_hook)(void);
 
 static void attach(struct vbuf *vb, struct chunk *c)
 {
@@ -238,6 +239,10 @@ void *vbuf_reserve_slow(struct vbuf *vb, uint32_t size)
 {
     bool flush_only;
     uint8_t *p;
+
+    if (vbuf_slow_hook) {
+        vbuf_slow_hook();
+    }
 
     /*
      * A stream of blocks crosses at a block start (the caller knows the

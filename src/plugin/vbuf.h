@@ -165,6 +165,13 @@ void vbuf_unpark(struct vbuf *vb);
  */
 bool vbuf_flush_parked(struct vbuf *vb);
 
+/*
+ * Called first on every slow path, on the vCPU's thread (NULL: none):
+ * runtime control's way to have a recording vCPU do something soon
+ * (with vbuf_ask_flush). Set at install.
+ */
+extern void (*vbuf_slow_hook)(void);
+
 /* Out of line: submit the full chunk and continue in a new one. */
 void *vbuf_reserve_slow(struct vbuf *vb, uint32_t size);
 

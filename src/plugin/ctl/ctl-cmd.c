@@ -248,6 +248,8 @@ static void cmd_instr_load(struct ctl_reply *r, int argc, char **argv)
         return;
     }
     reply_line(r, "id %u", id);
+    /* Recording vCPUs take their slow path soon, and flush from there. */
+    ask_all_vcpus();
 }
 
 /* A vCPU thread, at the quiescent point: the unload is complete. */
@@ -284,6 +286,7 @@ static void cmd_instr_unload(struct ctl_reply *r, int argc, char **argv)
     }
     r->async = true;
     r->served_elsewhere = true;
+    ask_all_vcpus();
 }
 
 static void cmd_help(struct ctl_reply *r, int argc, char **argv);

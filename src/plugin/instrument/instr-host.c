@@ -619,7 +619,6 @@ void instr_vcpu_init(unsigned int vcpu)
 {
     size_t i, n;
 
-    instr_poll();
     name_cache_alloc(vcpu);
     if (!any(&host.any_vcpu)) {
         return;
@@ -640,7 +639,6 @@ void instr_vcpu_exit(unsigned int vcpu)
 {
     size_t i, n;
 
-    instr_poll();
     if (!any(&host.any_vcpu)) {
         return;
     }

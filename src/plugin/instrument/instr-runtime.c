@@ -62,7 +62,8 @@ void instr_poll(void)
     uint64_t asked = __atomic_load_n(&rt.asked_gen, __ATOMIC_RELAXED);
     bool idle = false;
 
-    if (asked == __atomic_load_n(&rt.done_gen, __ATOMIC_RELAXED)) {
+    if (asked == __atomic_load_n(&rt.done_gen, __ATOMIC_RELAXED) ||
+        __atomic_load_n(&rt.exiting, __ATOMIC_RELAXED)) {
         return;
     }
     if (!__atomic_compare_exchange_n(&rt.in_flight, &idle, true, false,
@@ -175,7 +176,7 @@ void instr_runtime_start(void)
 void instr_runtime_stop(void)
 {
     pthread_mutex_lock(&rt.lock);
-    rt.exiting = true;
+    __atomic_store_n(&rt.exiting, true, __ATOMIC_RELAXED);
     __atomic_store_n(&rt.unload_done, NULL, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&rt.lock);
 }

@@ -110,8 +110,8 @@ int instr_runtime_info(unsigned int id, const char **path, const char **api,
 
 /*
  * vCPU thread, outside translated code's hot path (system calls,
- * translation, vCPU start, end and idle): issue the flush the control
- * thread asked for. Costs two loads when nothing is asked.
+ * translation, idle, a record buffer's slow path): issue the flush the
+ * control thread asked for. Costs two loads when nothing is asked.
  */
 void instr_poll(void);
 
