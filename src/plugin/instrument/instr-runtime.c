@@ -10,8 +10,6 @@
  */
 #include <dlfcn.h>
 #include <pthread.h>
-#include <sched.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
