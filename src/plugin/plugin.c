@@ -20,6 +20,7 @@
 #include "../qemu/qemu-compat.h"
 #include "calls.h"
 #include "ctl/ctl.h"
+#include "ctl/ctl-events.h"
 #include "ctl/ctl-switch.h"
 #include "entries.h"
 #include "fatal.h"
@@ -163,6 +164,11 @@ exec_tb_slow(struct vcpu *vc, const struct tb_info *tb)
     /* Runtime control's switches take effect at a block start. */
     if (vbuf_must_cross(&vc->buf)) {
         vbuf_cross(&vc->buf, vc->tb_time);
+    }
+    if (__builtin_expect(vc->events_seen !=
+                         __atomic_load_n(&ctl_events_applied,
+                                         __ATOMIC_RELAXED), 0)) {
+        ctl_events_cross(vc, &vc->events_seen, vc->tb_time);
     }
     if (vc->buf.pack) {
         pack_block_slow(&vc->buf, tb->id);
@@ -533,6 +539,8 @@ static void vcpu_init(qemu_plugin_id_t id, unsigned int vcpu_index)
     vc->buf.blocks = qt.trace_exec_tb;
     vbuf_start(&vc->buf, vcpu_index, atomic_fetch_add(&qt.next_stream, 1),
                vc->buf.pack ? CHUNK_STAGED : 0);
+    /* A new stream starts under the events chosen by now. */
+    vc->events_seen = __atomic_load_n(&ctl_events_applied, __ATOMIC_ACQUIRE);
     vc->live = true;
     if (qt.trace_calls) {
         calls_vcpu_start(vcpu_index, &vc->buf, &vc->calls);
@@ -930,6 +938,45 @@ static bool ctl_event_is_on(unsigned int id)
            evsel_is_enabled(&qt.opts.sel, id);
 }
 
+/* Make every live vCPU take its slow path at its next record. */
+static void nudge_vcpus(void)
+{
+    unsigned int i;
+
+    for (i = 0; i < MAX_VCPUS; i++) {
+        if (__atomic_load_n(&vcpus[i].live, __ATOMIC_ACQUIRE)) {
+            vbuf_ask_flush(&vcpus[i].buf);
+        }
+    }
+}
+
+/* The flags translation reads, set at the quiescent point (ctl-events.h). */
+static void set_translated_flag(unsigned int id, bool on)
+{
+    __atomic_store_n(id == QTRACE_EV_MEM_ACCESS ? &qt.trace_mem :
+                     &qt.trace_exec_insn, on, __ATOMIC_RELAXED);
+}
+
+/*
+ * Accesses and instructions are recorded by callbacks placed at
+ * translation: switched by a flush of the translations, marked at a
+ * block start, so only in a trace of blocks (whose instruction count
+ * gives the records their times).
+ */
+static int ctl_event_set_translated(unsigned int id, bool on)
+{
+    if (!qt.trace_exec_tb) {
+        return -ENOTSUP;
+    }
+    if (ctl_events_ask(id, on) < 0) {
+        return -ENOSPC;
+    }
+    qt.opts.sel.on[id] = on;
+    instr_runtime_request_flush();
+    nudge_vcpus();
+    return 0;
+}
+
 /*
  * The events whose records the callbacks decide on when they run: the
  * others depend on what was instrumented at translation.
@@ -952,6 +999,9 @@ static int ctl_event_set(unsigned int id, bool on)
     case QTRACE_EV_VCPU_EXIT:
         flag = &qt.trace_vcpu;
         break;
+    case QTRACE_EV_MEM_ACCESS:
+    case QTRACE_EV_EXEC_INSN:
+        return ctl_event_set_translated(id, on);
     default:
         return -EAGAIN;
     }
@@ -1255,6 +1305,9 @@ static void register_callbacks(qemu_plugin_id_t id)
     qemu_plugin_register_flush_cb(id, plugin_flush);
     qemu_plugin_register_atexit_cb(id, plugin_exit, NULL);
     /* After a reset: no vCPU is in translated code (instr.h). */
+    if (ctl_events_apply(set_translated_flag)) {
+        nudge_vcpus();
+    }
     instr_quiescent();
 }
 

@@ -31,6 +31,8 @@ struct vcpu {
                                                        blocks entered */
     uint64_t tb_time;           /* icount when the current block began */
     struct calls_hot calls;     /* the call tracker's, if it runs */
+    uint32_t events_seen;       /* event switches it has marked
+                                   (ctl/ctl-events.h) */
     bool live;
 } __attribute__((aligned(64)));
 

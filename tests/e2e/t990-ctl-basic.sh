@@ -85,10 +85,10 @@ check_eq "unknown command message" \
 check_eq "pattern matching nothing status" 1 $?
 check_eq "pattern matching nothing" "qtrace ctl: nomatch*: no event matches" \
     "$(cat "$WORK/err")"
-"$QTRACE" ctl "$SOCK" trace-event mem_access on 2> "$WORK/err"
-check_eq "mem_access on status" 1 $?
-check_grep "mem_access needs re-translation" \
-    "mem_access needs re-translation \(not available yet\)" "$WORK/err"
+"$QTRACE" ctl "$SOCK" trace-event func_entry on 2> "$WORK/err"
+check_eq "func_entry on status" 1 $?
+check_grep "func_entry cannot be switched" \
+    "func_entry cannot be switched while the guest runs" "$WORK/err"
 "$QTRACE" ctl "$SOCK" instr-load /nonexistent.so 2> "$WORK/err"
 check_eq "instr-load status" 1 $?
 check_grep "instr-load of a missing file: refused" \

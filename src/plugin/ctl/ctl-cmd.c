@@ -131,10 +131,26 @@ static int parse_on_off(const char *word, bool *on)
     return -1;
 }
 
+/* Why event_set refused an event (docs/control.md, trace-event). */
+static const char *refusal(int err)
+{
+    switch (err) {
+    case -ENOTSUP:
+        return "is switched at run time only in a trace of blocks "
+               "(exec_tb recorded)";
+    case -ENOSPC:
+        return "cannot be switched again: 256 switches in this run";
+    default:
+        return "cannot be switched while the guest runs (it shapes the "
+               "trace from its start)";
+    }
+}
+
 static void cmd_trace_event(struct ctl_reply *r, int argc, char **argv)
 {
     const char *refused = NULL;
     unsigned int id, matched = 0, n_refused = 0;
+    int err = 0, ret;
     bool on;
 
     if (argc != 3 || parse_on_off(argv[2], &on) < 0) {
@@ -148,19 +164,22 @@ static void cmd_trace_event(struct ctl_reply *r, int argc, char **argv)
             continue;
         }
         matched++;
-        if (ops->event_is_on(id) != on && ops->event_set(id, on) < 0) {
-            refused = refused ? refused : name;
+        if (ops->event_is_on(id) != on &&
+            (ret = ops->event_set(id, on)) < 0) {
+            if (!refused) {
+                refused = name;
+                err = ret;
+            }
             n_refused++;
         }
     }
     if (!matched) {
         reply_error(r, "%s: no event matches", argv[1]);
     } else if (n_refused == 1) {
-        reply_error(r, "%s needs re-translation (not available yet)",
-                    refused);
+        reply_error(r, "%s %s", refused, refusal(err));
     } else if (n_refused > 1) {
-        reply_error(r, "%s and %u more events need re-translation (not "
-                    "available yet); the others were switched", refused,
+        reply_error(r, "%s %s (and %u more of the events matched); the "
+                    "others were switched", refused, refusal(err),
                     n_refused - 1);
     }
 }

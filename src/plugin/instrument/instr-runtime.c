@@ -55,6 +55,11 @@ static void request_flush(void)
     __atomic_add_fetch(&rt.asked_gen, 1, __ATOMIC_RELEASE);
 }
 
+void instr_runtime_request_flush(void)
+{
+    __atomic_add_fetch(&rt.asked_gen, 1, __ATOMIC_RELEASE);
+}
+
 void instr_poll(void)
 {
     uint64_t asked = __atomic_load_n(&rt.asked_gen, __ATOMIC_RELAXED);

@@ -109,6 +109,13 @@ int instr_runtime_info(unsigned int id, const char **path, const char **api,
                        const char **state);
 
 /*
+ * Any thread once the guest runs: have the next vCPU that passes
+ * instr_poll flush the translations (the plugin's reset callback then
+ * runs at the quiescent point).
+ */
+void instr_runtime_request_flush(void);
+
+/*
  * vCPU thread, outside translated code's hot path (system calls,
  * translation, idle, a record buffer's slow path): issue the flush the
  * control thread asked for. Costs two loads when nothing is asked.
