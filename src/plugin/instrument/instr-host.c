@@ -57,115 +57,45 @@ static struct instr_lib *registering(const struct qtrace_instr_host *h,
     return h && fn && lib->registering ? lib : NULL;
 }
 
-static int on_vcpu_init(const struct qtrace_instr_host *h,
-                        qtrace_instr_vcpu_fn fn, void *data)
-{
-    struct instr_lib *lib = registering(h, fn);
-
-    if (!lib) {
-        return QTRACE_INSTR_EINVAL;
+/*
+ * One on_NAME registration call: NAME's hook and data into the library,
+ * and host.FLAG set, which tells the plugin's hooks that some library
+ * has one. UNAVAILABLE is an expression: true when this run cannot give
+ * the event (the call then answers ENOTSUP).
+ */
+#define DEFINE_ON(NAME, FN_TYPE, FLAG, UNAVAILABLE)                     \
+    static int on_##NAME(const struct qtrace_instr_host *h, FN_TYPE fn, \
+                         void *data)                                    \
+    {                                                                   \
+        struct instr_lib *lib = registering(h, fn);                     \
+                                                                        \
+        if (!lib) {                                                     \
+            return QTRACE_INSTR_EINVAL;                                 \
+        }                                                               \
+        if (UNAVAILABLE) {                                              \
+            return QTRACE_INSTR_ENOTSUP;                                \
+        }                                                               \
+        lib->NAME = fn;                                                 \
+        lib->NAME##_data = data;                                        \
+        __atomic_store_n(&host.FLAG, true, __ATOMIC_RELEASE);           \
+        return QTRACE_INSTR_OK;                                         \
     }
-    lib->vcpu_init = fn;
-    lib->vcpu_init_data = data;
-    __atomic_store_n(&host.any_vcpu, true, __ATOMIC_RELEASE);
-    return QTRACE_INSTR_OK;
-}
 
-static int on_vcpu_exit(const struct qtrace_instr_host *h,
-                        qtrace_instr_vcpu_fn fn, void *data)
-{
-    struct instr_lib *lib = registering(h, fn);
-
-    if (!lib) {
-        return QTRACE_INSTR_EINVAL;
-    }
-    lib->vcpu_exit = fn;
-    lib->vcpu_exit_data = data;
-    __atomic_store_n(&host.any_vcpu, true, __ATOMIC_RELEASE);
-    return QTRACE_INSTR_OK;
-}
-
-static int on_tb_trans(const struct qtrace_instr_host *h,
-                       qtrace_instr_tb_trans_fn fn, void *data)
-{
-    struct instr_lib *lib = registering(h, fn);
-
-    if (!lib) {
-        return QTRACE_INSTR_EINVAL;
-    }
-    lib->tb_trans = fn;
-    lib->tb_trans_data = data;
-    __atomic_store_n(&host.any_tb_trans, true, __ATOMIC_RELEASE);
-    return QTRACE_INSTR_OK;
-}
-
-static int on_syscall(const struct qtrace_instr_host *h,
-                      qtrace_instr_syscall_fn fn, void *data)
-{
-    struct instr_lib *lib = registering(h, fn);
-
-    if (!lib) {
-        return QTRACE_INSTR_EINVAL;
-    }
-    if (host.system_mode) {
-        return QTRACE_INSTR_ENOTSUP;
-    }
-    lib->syscall = fn;
-    lib->syscall_data = data;
-    __atomic_store_n(&host.any_syscall, true, __ATOMIC_RELEASE);
-    return QTRACE_INSTR_OK;
-}
-
-static int on_syscall_ret(const struct qtrace_instr_host *h,
-                          qtrace_instr_syscall_ret_fn fn, void *data)
-{
-    struct instr_lib *lib = registering(h, fn);
-
-    if (!lib) {
-        return QTRACE_INSTR_EINVAL;
-    }
-    if (host.system_mode) {
-        return QTRACE_INSTR_ENOTSUP;
-    }
-    lib->syscall_ret = fn;
-    lib->syscall_ret_data = data;
-    __atomic_store_n(&host.any_syscall, true, __ATOMIC_RELEASE);
-    return QTRACE_INSTR_OK;
-}
-
-static int on_func_entry(const struct qtrace_instr_host *h,
-                         qtrace_instr_func_fn fn, void *data)
-{
-    struct instr_lib *lib = registering(h, fn);
-
-    if (!lib) {
-        return QTRACE_INSTR_EINVAL;
-    }
-    if (!host.calls || (host.sealed && !host.calls_feed_entry)) {
-        return QTRACE_INSTR_ENOTSUP;
-    }
-    lib->func_entry = fn;
-    lib->func_entry_data = data;
-    __atomic_store_n(&host.any_func_entry, true, __ATOMIC_RELEASE);
-    return QTRACE_INSTR_OK;
-}
-
-static int on_func_exit(const struct qtrace_instr_host *h,
-                        qtrace_instr_func_fn fn, void *data)
-{
-    struct instr_lib *lib = registering(h, fn);
-
-    if (!lib) {
-        return QTRACE_INSTR_EINVAL;
-    }
-    if (!host.calls || (host.sealed && !host.calls_feed_exit)) {
-        return QTRACE_INSTR_ENOTSUP;
-    }
-    lib->func_exit = fn;
-    lib->func_exit_data = data;
-    __atomic_store_n(&host.any_func_exit, true, __ATOMIC_RELEASE);
-    return QTRACE_INSTR_OK;
-}
+DEFINE_ON(vcpu_init, qtrace_instr_vcpu_fn, any_vcpu, false)
+DEFINE_ON(vcpu_exit, qtrace_instr_vcpu_fn, any_vcpu, false)
+DEFINE_ON(tb_trans, qtrace_instr_tb_trans_fn, any_tb_trans, false)
+/* System calls exist in user mode only. */
+DEFINE_ON(syscall, qtrace_instr_syscall_fn, any_syscall, host.system_mode)
+DEFINE_ON(syscall_ret, qtrace_instr_syscall_ret_fn, any_syscall,
+          host.system_mode)
+/*
+ * Function events need the call tracker: a decoder for the target, and
+ * after install, a tracker already feeding libraries.
+ */
+DEFINE_ON(func_entry, qtrace_instr_func_fn, any_func_entry,
+          !host.calls || (host.sealed && !host.calls_feed_entry))
+DEFINE_ON(func_exit, qtrace_instr_func_fn, any_func_exit,
+          !host.calls || (host.sealed && !host.calls_feed_exit))
 
 /* ---- the block being translated ---- */
 
