@@ -55,6 +55,35 @@ ctl_stop_guest() {
     QEMU_STATUS=$?
 }
 
+# ctl_start_bios 7.2|10.0 SOCKET TRACE: the pc machine's BIOS (no disk:
+# it waits for a boot device) under qemu-system-x86_64 7.2 (Debian's) or
+# the 10.0 that scripts/fetch-qemu10.sh unpacks into $QEMU10_DIR, with
+# the plugin serving SOCKET and writing TRACE; sets QEMU_PID. Skips the
+# test when that QEMU is absent.
+ctl_start_bios() {
+    case $1 in
+        7.2)
+            cb_qemu=$(command -v qemu-system-x86_64) ||
+                skip "qemu-system-x86_64 not installed (Debian package" \
+                     "qemu-system-x86)"
+            cb_fw="" ;;
+        10.0)
+            cb_qemu="${QEMU10_DIR:-}/root/usr/bin/qemu-system-x86_64"
+            [ -x "$cb_qemu" ] ||
+                skip "no QEMU 10.0 in QEMU10_DIR='${QEMU10_DIR:-}' (run" \
+                     "scripts/fetch-qemu10.sh DIR)"
+            cb_fw="-L $QEMU10_DIR/root/usr/share/qemu"
+            cb_fw="$cb_fw -L $QEMU10_DIR/root/usr/share/seabios" ;;
+        *) echo "ctl_start_bios: 7.2 or 10.0, not '$1'" >&2; exit 2 ;;
+    esac
+    # cb_fw is a word list: split on purpose.
+    # shellcheck disable=SC2086
+    "$cb_qemu" $cb_fw -display none -nodefaults -machine pc -accel tcg \
+        -m 128 -no-reboot -plugin "$QTRACE_PLUGIN,ctl=$2,out=$3" \
+        > /dev/null 2> "$WORK/guest.err" &
+    QEMU_PID=$!
+}
+
 # stat_get FILE KEY: the value of "KEY VALUE" in saved stats output.
 stat_get() {
     awk -v k="$2" '$1 == k { print $2 }' "$1"

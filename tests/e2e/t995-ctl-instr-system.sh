@@ -16,31 +16,13 @@ TEST_NAME=t995-ctl-instr-system-$PART
 # shellcheck source=tests/e2e/ctl-lib.sh
 . "$(dirname "$0")/ctl-lib.sh"
 
-case $PART in
-    7.2)
-        QEMU_BIN=$(command -v qemu-system-x86_64) ||
-            skip "qemu-system-x86_64 not installed (Debian package" \
-                 "qemu-system-x86)"
-        set -- ;;
-    10.0)
-        QEMU_BIN="${QEMU10_DIR:-}/root/usr/bin/qemu-system-x86_64"
-        [ -x "$QEMU_BIN" ] ||
-            skip "no QEMU 10.0 in QEMU10_DIR='${QEMU10_DIR:-}' (run" \
-                 "scripts/fetch-qemu10.sh DIR)"
-        set -- -L "$QEMU10_DIR/root/usr/share/qemu" \
-            -L "$QEMU10_DIR/root/usr/share/seabios" ;;
-    *) echo "usage: t995-ctl-instr-system.sh 7.2|10.0" >&2; exit 2 ;;
-esac
 [ -n "${INSTR_EXAMPLES:-}" ] || skip "INSTR_EXAMPLES not set"
 COUNTER=$INSTR_EXAMPLES/libqtrace-instr-counter.so
 QINOP=$INSTR_EXAMPLES/libqtrace-qi-nop.so
 SOCK=$WORK/c.sock
 T=$WORK/t.qtr
 
-"$QEMU_BIN" "$@" -display none -nodefaults -machine pc -accel tcg -m 128 \
-    -no-reboot -plugin "$QTRACE_PLUGIN,ctl=$SOCK,out=$T" \
-    > /dev/null 2> "$WORK/guest.err" &
-QEMU_PID=$!
+ctl_start_bios "$PART" "$SOCK" "$T"
 ctl_wait_socket "$SOCK"
 sleep 0.5
 

@@ -20,27 +20,12 @@ SOCK=$WORK/c.sock
 T=$WORK/t.qtr
 
 case $WHAT in
-    system-7.2)
-        QEMU_BIN=$(command -v qemu-system-x86_64) ||
-            skip "qemu-system-x86_64 not installed (Debian package" \
-                 "qemu-system-x86)"
-        set -- ;;
-    system-10.0)
-        QEMU_BIN="${QEMU10_DIR:-}/root/usr/bin/qemu-system-x86_64"
-        [ -x "$QEMU_BIN" ] ||
-            skip "no QEMU 10.0 in QEMU10_DIR='${QEMU10_DIR:-}'"
-        set -- -L "$QEMU10_DIR/root/usr/share/qemu" \
-            -L "$QEMU10_DIR/root/usr/share/seabios" ;;
-    *)
-        ARCH=$WHAT
-        use_guest ctl-wait "$ARCH" ;;
+    system-*) ;;
+    *) ARCH=$WHAT; use_guest ctl-wait "$ARCH" ;;
 esac
 
-if [ -n "${QEMU_BIN:-}" ]; then
-    "$QEMU_BIN" "$@" -display none -nodefaults -machine pc -accel tcg \
-        -m 128 -no-reboot -plugin "$QTRACE_PLUGIN,ctl=$SOCK,out=$T" \
-        > /dev/null 2> "$WORK/guest.err" &
-    QEMU_PID=$!
+if [ -z "${ARCH:-}" ]; then
+    ctl_start_bios "${WHAT#system-}" "$SOCK" "$T"
 else
     ctl_start_guest "$SOCK" "$T" "" spin "$WORK/stop"
 fi
@@ -62,7 +47,7 @@ check_grep "func_entry: refused" \
     "func_entry cannot be switched while the guest runs" "$WORK/err"
 sleep 0.5
 
-if [ -n "${QEMU_BIN:-}" ]; then
+if [ -z "${ARCH:-}" ]; then
     kill -TERM "$QEMU_PID"
     wait "$QEMU_PID"
 else
