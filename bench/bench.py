@@ -55,8 +55,8 @@ MODES = [
     ("counts+qi-nop",
      "events=tb_count;tb_trans,instr={instr}/libqtrace-qi-nop.so",
      "counts, and a qemu-instr library with every event set to _nop"),
-    ("counts+qi-seed",
-     "events=tb_count;tb_trans,instr={instr}/libqtrace-qi-seed-example.so",
+    ("counts+qi-proposal",
+     "events=tb_count;tb_trans,instr={instr}/libqtrace-qi-proposal-example.so",
      "counts, and the qemu-instr proposal's example (every translated "
      "access traced, a callback per executed store)"),
     ("counts+instr-funcs-null",

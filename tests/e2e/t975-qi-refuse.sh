@@ -14,7 +14,7 @@ use_guest asm "$ARCH"
 [ -n "${INSTR_EXAMPLES:-}" ] && [ -n "${INSTR_TEST_LIBS:-}" ] ||
     skip "INSTR_EXAMPLES or INSTR_TEST_LIBS not set"
 COUNTER="$INSTR_EXAMPLES/libqtrace-instr-counter.so"
-EXAMPLE="$INSTR_EXAMPLES/libqtrace-qi-seed-example.so"
+EXAMPLE="$INSTR_EXAMPLES/libqtrace-qi-proposal-example.so"
 L=$INSTR_TEST_LIBS
 
 # refused NAME WHY_REGEX PLUGIN_OPTIONS

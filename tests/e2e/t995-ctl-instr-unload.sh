@@ -18,7 +18,7 @@ ARCH=${1:?usage: t995-ctl-instr-unload.sh ARCH}
 use_guest ctl-wait "$ARCH"
 [ -n "${INSTR_EXAMPLES:-}" ] || skip "INSTR_EXAMPLES not set"
 COUNTER=$INSTR_EXAMPLES/libqtrace-instr-counter.so
-SEED=$INSTR_EXAMPLES/libqtrace-qi-seed-example.so
+PROPOSAL=$INSTR_EXAMPLES/libqtrace-qi-proposal-example.so
 QINOP=$INSTR_EXAMPLES/libqtrace-qi-nop.so
 SOCK=$WORK/c.sock
 T=$WORK/t.qtr
@@ -69,8 +69,8 @@ ctl_err "unload an unknown id" "instr-unload: 7: no library has this id" \
     instr-unload 7
 ctl_err "unload a word" "instr-unload: one: not an id" instr-unload one
 
-# qemu-instr: the seed example, a second one refused, then unloaded.
-ctl_ok "instr-load qemu-instr" instr-load "$SEED" arg1
+# qemu-instr: the proposal's example, a second one refused, then unloaded.
+ctl_ok "instr-load qemu-instr" instr-load "$PROPOSAL" arg1
 check_eq "qemu-instr id (1 is not reused)" "id 2" "$(cat "$WORK/reply")"
 ctl_err "a second qemu-instr library" \
     "instr-load: instr=$QINOP: a second qemu-instr library (the qemu-instr API has one set of event callbacks per run)" \
@@ -85,7 +85,7 @@ check_eq "its id" "id 4" "$(cat "$WORK/reply")"
 ctl_ok "info instr" info instr
 check_eq "info instr: every library of the run" \
 "1 unloaded qtrace $COUNTER
-2 unloaded qemu-instr $SEED
+2 unloaded qemu-instr $PROPOSAL
 3 loaded qemu-instr $QINOP
 4 loaded qtrace $COUNTER" "$(cat "$WORK/reply")"
 

@@ -1,13 +1,13 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The qemu-instr proposal's example library (examples/instrument/
-# qi-seed-example.c) builds against include/qemu-instr/ with nothing but
+# qi-proposal-example.c) builds against include/qemu-instr/ with nothing but
 # the include path set, warnings as errors, with gcc and clang where
 # installed (C11 and GNU dialects), into a shared object that exports
 # qi_init and qi_fini and leaves the qi_* calls for libqtrace.so.
 . "$(dirname "$0")/lib.sh"
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
-SRC="$TOP/examples/instrument/qi-seed-example.c"
+SRC="$TOP/examples/instrument/qi-proposal-example.c"
 ran=0
 CALLS="qi_ctrl_event_set qi_event_guest_cpu_enter_trace \
 qi_event_guest_mem_before_exec_trace qi_event_guest_mem_before_trans_gen_exec \

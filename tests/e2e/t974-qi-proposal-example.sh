@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The qemu-instr proposal's example library (examples/instrument/
-# qi-seed-example.c) hosted by libqtrace.so, on a guest whose accesses
+# qi-proposal-example.c) hosted by libqtrace.so, on a guest whose accesses
 # are known by construction. It must do what the proposal says:
 #   - qi_init prints "init!", argc and argv (argv[0]: the library's path,
 #     then the instr-arg values); qi_fini prints "fini!" on stderr;
@@ -13,7 +13,7 @@
 #     (id 4, v0 the address, v1 the info word): exactly the guest's
 #     stores per address and size, and no load;
 #   - guest_cpu_enter is traced once (id 1) for the one vCPU.
-# Usage: t974-qi-seed-example.sh x86_64|aarch64 (user mode, QEMU 7.2,
+# Usage: t974-qi-proposal-example.sh x86_64|aarch64 (user mode, QEMU 7.2,
 # asm-ARCH) or system-7.2|system-10.0 (boot-x86 as the pc's firmware).
 PART=$1
 case $PART in
@@ -22,9 +22,9 @@ case $PART in
 esac
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/boot-lib.sh"
-TEST_NAME=t974-qi-seed-example-$PART
+TEST_NAME=t974-qi-proposal-example-$PART
 [ -n "${INSTR_EXAMPLES:-}" ] || skip "INSTR_EXAMPLES not set"
-EXAMPLE="$INSTR_EXAMPLES/libqtrace-qi-seed-example.so"
+EXAMPLE="$INSTR_EXAMPLES/libqtrace-qi-proposal-example.so"
 ID_CPU_ENTER=1
 ID_MEM_TRANS=3
 ID_MEM_EXEC=4
@@ -79,7 +79,7 @@ run_system() {
 
 case $PART in
     system-7.2|system-10.0) run_system ;;
-    system-*) echo "usage: t974-qi-seed-example.sh ARCH|system-7.2|system-10.0" >&2
+    system-*) echo "usage: t974-qi-proposal-example.sh ARCH|system-7.2|system-10.0" >&2
               exit 2 ;;
     *) run_user ;;
 esac
