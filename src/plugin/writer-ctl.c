@@ -19,6 +19,7 @@
 #include "qtrace/format.h"
 #include "flush.h"
 #include "pack.h"
+#include "ring.h"
 #include "vcpu.h"
 #include "writer-int.h"
 
@@ -147,11 +148,7 @@ static size_t drain_queue(struct held *h)
             h->tail = c;
             continue;
         }
-        writer_write_vcpu_chunk(c);
-        pthread_mutex_lock(&w->lock);
-        writer_recycle_locked(c);
-        w->n_busy--;
-        pthread_mutex_unlock(&w->lock);
+        writer_chunk_done(c);
     }
 }
 
@@ -195,7 +192,7 @@ static bool holds_nothing(struct vbuf *vb)
  * is written. A vCPU that records nothing for CTL_WAIT_NS keeps what
  * it holds: counted as pending.
  */
-static void serve_flush(struct writer_req *req)
+size_t writer_flush_vcpus(void)
 {
     static struct vbuf *vbs[MAX_WATCHED];
     static unsigned int before[MAX_WATCHED];
@@ -221,6 +218,13 @@ static void serve_flush(struct writer_req *req)
         }
     }
     drain_queue(NULL);
+    return pending;
+}
+
+static void serve_flush(struct writer_req *req)
+{
+    size_t pending = writer_flush_vcpus();
+
     snprintf(req->text, sizeof(req->text),
              "chunks %" PRIu64 "\nrecords %" PRIu64 "\npending_vcpus %zu\n",
              w->chunks, w->records, pending);
@@ -292,7 +296,7 @@ static void settle_behind(uint32_t gen)
 }
 
 /* The kept translations, first in a new file: its blocks name them. */
-static void write_translations(struct sink *s)
+void writer_write_translations(struct sink *s)
 {
     struct chunk *c = malloc(sizeof(*c) + w->chunk_bytes);
     size_t off = 0;
@@ -341,11 +345,7 @@ static void write_held(struct held *h)
         struct chunk *c = h->head;
 
         h->head = c->next;
-        writer_write_vcpu_chunk(c);
-        pthread_mutex_lock(&w->lock);
-        writer_recycle_locked(c);
-        w->n_busy--;
-        pthread_mutex_unlock(&w->lock);
+        writer_chunk_done(c);
     }
     h->tail = NULL;
 }
@@ -401,10 +401,59 @@ static void serve_file(struct writer_req *req)
     settle_behind(h.gen);
     close_for_switch(w->sinks[slot]);
     w->sinks[slot] = next;
-    write_translations(next);
+    writer_write_translations(next);
     write_held(&h);
     snprintf(req->text, sizeof(req->text), "Trace file \"%s\" %s.\n",
              next->target, vbuf_state_is_on() ? "on" : "off");
+}
+
+/*
+ * snapshot [FILE] (ring=): every vCPU hands its chunk over into its ring,
+ * then the rings go into the trace's outputs, or into the new trace
+ * FILE (opened like trace-file set's, with the translations so far).
+ */
+static void serve_snapshot(struct writer_req *req)
+{
+    struct writer_snapshot snap = { 0, 0 };
+    struct qtrace_err err = { "" };
+    struct sink *s = NULL;
+    int slot = find_file_sink();
+    size_t pending;
+
+    if (!ring_is_on()) {
+        snprintf(req->err, sizeof(req->err), "snapshot: no rings to write "
+                 "(the plugin records without ring=)");
+        return;
+    }
+    if (req->path) {
+        if (slot < 0 || !w->keep_trans) {
+            snprintf(req->err, sizeof(req->err), "snapshot: %s: %s",
+                     req->path, slot < 0 ? "no trace file (out=) to make "
+                     "it like" : "the translations so far were not kept "
+                     "(out of memory)");
+            return;
+        }
+        s = sink_file_reopen(w->sinks[slot], req->path, &err);
+        if (!s) {
+            snprintf(req->err, sizeof(req->err), "snapshot: %s", err.msg);
+            return;
+        }
+    }
+    pending = writer_flush_vcpus();
+    /* Translations first, as for any chunk: a block's precede its use. */
+    writer_flush_trans();
+    if (s && writer_ring_write_file(s, &snap) < 0) {
+        snprintf(req->err, sizeof(req->err), "snapshot: %s: could not be "
+                 "written", req->path);
+        return;
+    }
+    if (!s) {
+        writer_ring_write_all(&snap);
+    }
+    snprintf(req->text, sizeof(req->text),
+             "chunks %" PRIu64 "\nrecords %" PRIu64 "\nring_dropped %" PRIu64
+             "\npending_vcpus %zu\n", snap.chunks, snap.records,
+             ring_dropped(), pending);
 }
 
 static void serve_stats(struct writer_req *req)
@@ -453,6 +502,9 @@ void writer_serve_request(struct writer_req *req)
         break;
     case WRITER_REQ_STATS:
         serve_stats(req);
+        break;
+    case WRITER_REQ_SNAPSHOT:
+        serve_snapshot(req);
         break;
     }
     req->done(req);
