@@ -1,0 +1,57 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# ring=: the snapshot at exit holds exactly the last records of the run.
+# The deterministic guest (ctl-wait, its fifo already holding a line) is
+# recorded twice with the same events: into a full trace, and with a ring
+# of two chunks. Per vCPU, the ring's blocks, accesses and system calls
+# (times and pcs included) must be the full trace's last ones; the ring
+# file reads on its own, and END says how many records the ring dropped.
+# Usage: t998-ring-tail.sh ARCH.
+ARCH=${1:?usage: t998-ring-tail.sh ARCH}
+# shellcheck source=tests/e2e/lib.sh
+. "$(dirname "$0")/lib.sh"
+# shellcheck source=tests/e2e/ring-lib.sh
+. "$(dirname "$0")/ring-lib.sh"
+
+use_guest ctl-wait "$ARCH"
+EVENTS="exec_tb;mem_access;syscall;syscall_ret"
+DUMP_EVENTS="exec_tb,mem_access,syscall,syscall_ret"
+echo go > "$WORK/in"
+
+# run TAG MORE_OPTS: the guest under the plugin into $WORK/TAG.qtr.
+run() {
+    "qemu-$ARCH" -plugin \
+        "$QTRACE_PLUGIN,out=$WORK/$1.qtr,events=$EVENTS,chunk=64k$2" \
+        "$GUEST" fifo "$WORK/in" > "$WORK/$1.out" 2> "$WORK/$1.err"
+    check_eq "$1: guest exit status" 0 $?
+}
+
+run full ""
+run ring ",ring=128k"
+check_reads "ring file" "$WORK/ring.qtr"
+check_eq "ring file: END exit" exit "$(end_key "$WORK/ring.qtr" exit)"
+
+records_of "$WORK/full.qtr" "$DUMP_EVENTS" > "$WORK/full.rec"
+records_of "$WORK/ring.qtr" "$DUMP_EVENTS" > "$WORK/ring.rec"
+check_tail "exit snapshot" "$WORK/ring.rec" "$WORK/full.rec"
+
+# The ring dropped the rest: its records and the dropped ones cover the
+# full run's (the dropped chunks' restart records count as dropped too).
+full_n=$(wc -l < "$WORK/full.rec")
+ring_n=$(wc -l < "$WORK/ring.rec")
+dropped=$(end_key "$WORK/ring.qtr" ring_dropped)
+if [ "${dropped:-0}" -gt 0 ] && [ "$ring_n" -lt "$full_n" ] &&
+    [ $((dropped + ring_n)) -ge "$full_n" ]; then
+    pass "END ring_dropped=$dropped, with the ring's $ring_n, covers the run's $full_n"
+else
+    fail "END ring_dropped='$dropped', ring $ring_n, full $full_n records"
+fi
+check_eq "a full trace has no ring_dropped" "" \
+    "$(end_key "$WORK/full.qtr" ring_dropped)"
+
+# The smallest ring is two chunks: one line naming the option.
+"qemu-$ARCH" -plugin "$QTRACE_PLUGIN,out=$WORK/bad.qtr,chunk=64k,ring=100k" \
+    "$GUEST" fifo "$WORK/in" > /dev/null 2> "$WORK/bad.err"
+check_grep "ring= below two chunks is refused" \
+    "^qtrace: ring=100k: " "$WORK/bad.err"
+finish
