@@ -19,7 +19,7 @@ check_tail() {
         if [ "$n" -gt 0 ] && tail -n "$n" "$3.$v" | cmp -s - "$2.$v"; then
             pass "$1: vCPU $v: the ring's $n records are the full trace's last"
         else
-            fail "$1: vCPU $v: the ring's $n records are not the full trace's last:"
+            fail "$1: vCPU $v: the ring's $n records are not the last:"
             tail -n "$n" "$3.$v" | diff - "$2.$v" | head -5 | sed 's/^/    /'
         fi
     done

@@ -18,6 +18,7 @@ ARCH=${1:?usage: t998-ring-memory.sh ARCH}
 use_guest busy "$ARCH"
 command -v python3 > /dev/null || skip "no python3 (Debian package python3)"
 ROUNDS=300000
+RING=ring=1M,chunk=256k,buffer=1M
 
 # peak_kb ROUNDS TAG: QEMU's peak RSS in KiB, the trace in $WORK/TAG.qtr.
 peak_kb() {
@@ -26,7 +27,7 @@ import resource, subprocess, sys
 st = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL).returncode
 print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss if st == 0
       else -1)' "qemu-$ARCH" -plugin \
-        "$QTRACE_PLUGIN,out=$WORK/$2.qtr,events=exec_tb,ring=1M,chunk=256k,buffer=1M" \
+        "$QTRACE_PLUGIN,out=$WORK/$2.qtr,events=exec_tb,$RING" \
         "$GUEST" "$1"
 }
 

@@ -29,7 +29,8 @@ check_eq "full: exit status" "$(expect_get exit)" "$rc"
 run_boot_x86 "out=$WORK/ring.qtr,events=$EVENTS,chunk=64k,ring=128k"
 check_eq "ring: exit status" "$(expect_get exit)" "$rc"
 check_reads "boot-x86 ring file" "$WORK/ring.qtr"
-check_eq "boot-x86: nothing dropped" 0 "$(end_key "$WORK/ring.qtr" ring_dropped)"
+check_eq "boot-x86: nothing dropped" 0 \
+    "$(end_key "$WORK/ring.qtr" ring_dropped)"
 # QEMU 10.0 may or may not enter the hlt's block (at time insns=508)
 # before the exit port ends it: the records before it are the run's.
 INSNS=$(expect_get insns)

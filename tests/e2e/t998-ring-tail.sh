@@ -42,7 +42,7 @@ ring_n=$(wc -l < "$WORK/ring.rec")
 dropped=$(end_key "$WORK/ring.qtr" ring_dropped)
 if [ "${dropped:-0}" -gt 0 ] && [ "$ring_n" -lt "$full_n" ] &&
     [ $((dropped + ring_n)) -ge "$full_n" ]; then
-    pass "END ring_dropped=$dropped, with the ring's $ring_n, covers the run's $full_n"
+    pass "END ring_dropped=$dropped and the ring's $ring_n cover $full_n"
 else
     fail "END ring_dropped='$dropped', ring $ring_n, full $full_n records"
 fi
