@@ -243,6 +243,15 @@ static int find_file_sink(void)
     return -1;
 }
 
+/* Whether path names the file of the out= sink in slot. */
+static bool is_current_file(int slot, const char *path)
+{
+    struct stat a, b;
+
+    return stat(path, &a) == 0 && stat(w->sinks[slot]->target, &b) == 0 &&
+           a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
 /* Whether every vCPU has crossed to generation gen (or holds nothing). */
 static size_t count_behind(uint32_t gen)
 {
@@ -365,7 +374,6 @@ static void serve_file(struct writer_req *req)
     struct qtrace_err err = { "" };
     struct sink *next;
     uint64_t deadline;
-    struct stat a, b;
 
     if (slot < 0) {
         snprintf(req->err, sizeof(req->err), "no trace file (out=) to "
@@ -377,8 +385,7 @@ static void serve_file(struct writer_req *req)
                  "not kept (out of memory): a new file could not be read");
         return;
     }
-    if (stat(req->path, &a) == 0 && stat(w->sinks[slot]->target, &b) == 0 &&
-        a.st_dev == b.st_dev && a.st_ino == b.st_ino) {
+    if (is_current_file(slot, req->path)) {
         snprintf(req->err, sizeof(req->err), "%s: the current trace file",
                  req->path);
         return;
@@ -431,6 +438,11 @@ static void serve_snapshot(struct writer_req *req)
                      req->path, slot < 0 ? "no trace file (out=) to make "
                      "it like" : "the translations so far were not kept "
                      "(out of memory)");
+            return;
+        }
+        if (is_current_file(slot, req->path)) {
+            snprintf(req->err, sizeof(req->err), "snapshot: %s: the current "
+                     "trace file", req->path);
             return;
         }
         s = sink_file_reopen(w->sinks[slot], req->path, &err);

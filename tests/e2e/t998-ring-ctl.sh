@@ -5,10 +5,11 @@
 # with a ring and ctl=: while it waits on its fifo, `snapshot FILE` (a
 # relative FILE, made absolute by qtrace ctl) writes a new complete trace,
 # then `snapshot` writes the rings into the trace itself, then the guest
-# goes on to its end. FILE must read on its own and hold a stretch of the
-# full run that ends where the guest waits; the trace must begin with the
-# same records (nothing ran in between) and end with the full run's last
-# ones. Without ring= the command is refused.
+# goes on to its end (a FILE naming the trace itself is refused first).
+# FILE must read on its own and hold a stretch of the full run that ends
+# where the guest waits; the trace must begin with the same records
+# (nothing ran in between) and end with the full run's last ones.
+# Without ring= the command is refused.
 # Usage: t998-ring-ctl.sh ARCH.
 ARCH=${1:?usage: t998-ring-ctl.sh ARCH}
 # shellcheck source=tests/e2e/lib.sh
@@ -33,6 +34,11 @@ run() {
     ctl_wait_socket "$WORK/$1.sock"
     ctl_wait_file "$WORK/guest.out" ready
     if [ -n "${3:-}" ]; then
+        "$QTRACE" ctl "$WORK/$1.sock" snapshot "$WORK/$1.qtr" \
+            > "$WORK/snap-self.out" 2>&1
+        check_eq "snapshot into the trace file by name: status" 1 $?
+        check_grep "snapshot into the trace file by name: reason" \
+            "snapshot: .*/$1.qtr: the current trace file" "$WORK/snap-self.out"
         (cd "$WORK/here" && "$QTRACE" ctl "$WORK/$1.sock" snapshot mid.qtr) \
             > "$WORK/snap1.out" 2>&1
         check_eq "snapshot FILE: status" 0 $?
