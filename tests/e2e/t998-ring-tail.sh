@@ -5,7 +5,8 @@
 # recorded twice with the same events: into a full trace, and with a ring
 # of two chunks. Per vCPU, the ring's blocks, accesses and system calls
 # (times and pcs included) must be the full trace's last ones; the ring
-# file reads on its own, and END says how many records the ring dropped.
+# file reads on its own, and END says how many records the ring dropped;
+# qtrace record --ring does the same.
 # Usage: t998-ring-tail.sh ARCH.
 ARCH=${1:?usage: t998-ring-tail.sh ARCH}
 # shellcheck source=tests/e2e/lib.sh
@@ -48,6 +49,21 @@ else
 fi
 check_eq "a full trace has no ring_dropped" "" \
     "$(end_key "$WORK/full.qtr" ring_dropped)"
+
+# qtrace record --ring=SIZE passes ring=SIZE: against a full recording
+# by qtrace record too (its guest's stack and translations are its own;
+# getppid returns a qtrace record's pid: no syscall_ret compared; blocks
+# alone, for a test that stays quick).
+for tag in recfull recring; do
+    [ $tag = recring ] && set -- --ring=128k || set --
+    "$QTRACE" record -q "$@" -O chunk=64k -e "exec_tb;syscall" \
+        -o "$WORK/$tag.qtr" "$GUEST" fifo "$WORK/in" > /dev/null 2>&1
+    check_eq "record $*: status" 0 $?
+    records_of "$WORK/$tag.qtr" exec_tb,syscall > "$WORK/$tag.rec"
+done
+check_tail "record --ring" "$WORK/recring.rec" "$WORK/recfull.rec"
+check_eq "record --ring: END has ring_dropped" 1 \
+    "$(end_key "$WORK/recring.qtr" ring_dropped | grep -c '^[1-9]')"
 
 # The smallest ring is two chunks: one line naming the option.
 "qemu-$ARCH" -plugin "$QTRACE_PLUGIN,out=$WORK/bad.qtr,chunk=64k,ring=100k" \
