@@ -58,7 +58,7 @@ for tag in recfull recring; do
     [ $tag = recring ] && set -- --ring=128k || set --
     "$QTRACE" record -q "$@" -O chunk=64k -e "exec_tb;syscall" \
         -o "$WORK/$tag.qtr" "$GUEST" fifo "$WORK/in" > /dev/null 2>&1
-    check_eq "record $*: status" 0 $?
+    check_eq "qtrace record ($tag): status" 0 $?
     records_of "$WORK/$tag.qtr" exec_tb,syscall > "$WORK/$tag.rec"
 done
 check_tail "record --ring" "$WORK/recring.rec" "$WORK/recfull.rec"
