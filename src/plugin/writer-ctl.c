@@ -489,6 +489,12 @@ static void serve_stats(struct writer_req *req)
                  vbuf_state_is_on() ? "on" : "off");
     pthread_mutex_unlock(&w->lock);
     used = n > 0 ? (size_t)n : 0;
+    if (ring_is_on() && used < sizeof(req->text)) {
+        n = snprintf(req->text + used, sizeof(req->text) - used,
+                     "ring_chunks %zu\nring_dropped %" PRIu64 "\n",
+                     ring_chunks(), ring_dropped());
+        used += n > 0 ? (size_t)n : 0;
+    }
     for (i = 0; i < WRITER_STATS_VCPUS && used < sizeof(req->text); i++) {
         const struct writer_vcpu_stats *vs = &writer_vcpu_stats[i];
 

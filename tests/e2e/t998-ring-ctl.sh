@@ -46,6 +46,12 @@ run() {
         "$QTRACE" ctl "$WORK/$1.sock" snapshot > "$WORK/snap2.out" 2>&1
         check_eq "snapshot: status" 0 $?
         check_grep "snapshot: reply" "^ring_dropped [1-9]" "$WORK/snap2.out"
+        "$QTRACE" ctl "$WORK/$1.sock" stats > "$WORK/stats.out" 2>&1
+        check_eq "stats: the rings are empty after the snapshot" 0 \
+            "$(stat_get "$WORK/stats.out" ring_chunks)"
+        check_eq "stats: ring_dropped as the snapshot said" \
+            "$(stat_get "$WORK/snap2.out" ring_dropped)" \
+            "$(stat_get "$WORK/stats.out" ring_dropped)"
     fi
     if [ -n "${4:-}" ]; then
         "$QTRACE" ctl "$WORK/$1.sock" snapshot > "$WORK/snap0.out" 2>&1
