@@ -80,6 +80,9 @@ MODES = [
      "instr-arg=out={dir}/cover.txt",
      "counts, and the example coverage collector (a callback per block)"),
     ("blocks", "events=tb_trans;exec_tb", "ordered block trace"),
+    ("blocks+ring", "events=tb_trans;exec_tb,ring=4M",
+     "block trace as a flight recorder: the last 4M of blocks per vCPU "
+     "kept in memory, written at exit"),
     ("blocks+libevents",
      "events=tb_trans;exec_tb;user_event,"
      "instr={instr}/libqtrace-instr-sampler.so,instr-arg=every=10",

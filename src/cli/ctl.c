@@ -37,7 +37,8 @@ static const char usage[] =
     "With a PID, the socket of that QEMU is found through the link the\n"
     "plugin makes in $XDG_RUNTIME_DIR/qtrace (or /tmp/qtrace-UID).\n"
     "'qtrace ctl SOCKET help' lists the commands; docs/control.md tells\n"
-    "them in full. A relative FILE of 'trace-file set' is made absolute.\n"
+    "them in full. A relative FILE of 'trace-file set' or 'snapshot' is\n"
+    "made absolute.\n"
     "\n"
     "Exit status: 0 the command succeeded, 1 it failed (its error on\n"
     "stderr), 2 usage or connection error.\n"
@@ -171,16 +172,23 @@ static bool add_word(char *line, size_t len, const char *word)
     return n >= 0 && (size_t)n < len - used;
 }
 
-/* `trace-file set FILE` names a file for QEMU, whose cwd is not ours. */
+/*
+ * `trace-file set FILE` and `snapshot FILE` name a file for QEMU, whose
+ * cwd is not ours.
+ */
 static const char *absolute_file(const struct ctl_opts *opts, int i,
                                  char *buf, size_t len)
 {
     char cwd[PATH_MAX];
     const char *w = opts->words[i];
 
-    if (i != 2 || opts->n_words != 3 || w[0] == '/' ||
-        strcmp(opts->words[0], "trace-file") != 0 ||
-        strcmp(opts->words[1], "set") != 0 || !getcwd(cwd, sizeof(cwd))) {
+    bool set = i == 2 && opts->n_words == 3 &&
+               strcmp(opts->words[0], "trace-file") == 0 &&
+               strcmp(opts->words[1], "set") == 0;
+    bool snapshot = i == 1 && opts->n_words == 2 &&
+                    strcmp(opts->words[0], "snapshot") == 0;
+
+    if (!(set || snapshot) || w[0] == '/' || !getcwd(cwd, sizeof(cwd))) {
         return w;
     }
     snprintf(buf, len, "%s/%s", cwd, w);

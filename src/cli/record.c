@@ -83,6 +83,10 @@ static const char usage[] =
     "                           the plugin (-O instr=PATH); repeatable\n"
     "      --instr-arg=VALUE    an argument of the last --instr before it\n"
     "                           (-O instr-arg=VALUE); repeatable\n"
+    "      --ring=SIZE          flight recorder: keep only the last SIZE\n"
+    "                           bytes of records per vCPU (e.g. 4M) and\n"
+    "                           write them at exit, on a crash and at\n"
+    "                           'qtrace ctl SOCKET snapshot' (-O ring=SIZE)\n"
     "      --ctl[=SOCKET]       serve the control socket SOCKET (default\n"
     "                           OUTPUT.ctl) while PROGRAM runs, for\n"
     "                           'qtrace ctl' (-O ctl=SOCKET)\n"
@@ -103,7 +107,9 @@ static const char usage[] =
     "                  the /usr/<triple> holding its loader\n"
     "                  (e.g. /usr/aarch64-linux-gnu)\n";
 
-enum { OPT_QEMU = 256, OPT_BACKEND, OPT_INSTR, OPT_INSTR_ARG, OPT_CTL };
+enum {
+    OPT_QEMU = 256, OPT_BACKEND, OPT_INSTR, OPT_INSTR_ARG, OPT_CTL, OPT_RING
+};
 
 static const struct option long_opts[] = {
     { "events", required_argument, NULL, 'e' },
@@ -115,6 +121,7 @@ static const struct option long_opts[] = {
     { "instr", required_argument, NULL, OPT_INSTR },
     { "instr-arg", required_argument, NULL, OPT_INSTR_ARG },
     { "ctl", optional_argument, NULL, OPT_CTL },
+    { "ring", required_argument, NULL, OPT_RING },
     { "quiet", no_argument, NULL, 'q' },
     { "verbose", no_argument, NULL, 'v' },
     { "force", no_argument, NULL, 'f' },
@@ -157,6 +164,21 @@ static int add_backend(struct record_opts *opts, const char *list)
 
     if (asprintf(&kv, "backend=%s", list) < 0) {
         cli_error("record", "--backend %s: %s", list, strerror(ENOMEM));
+        return CLI_FAIL;
+    }
+    return add_option(opts, kv);
+}
+
+/* --ring=SIZE: the plugin's ring=SIZE (it checks SIZE). */
+static int add_ring(struct record_opts *opts, const char *size)
+{
+    char *kv;
+
+    if (!size[0]) {
+        return cli_usage("record", "--ring=: empty size");
+    }
+    if (asprintf(&kv, "ring=%s", size) < 0) {
+        cli_error("record", "--ring %s: %s", size, strerror(ENOMEM));
         return CLI_FAIL;
     }
     return add_option(opts, kv);
@@ -256,6 +278,9 @@ static int parse_opts(int argc, char **argv, struct record_opts *opts)
             break;
         case OPT_INSTR_ARG:
             ret = add_instr(opts, "instr-arg", optarg);
+            break;
+        case OPT_RING:
+            ret = add_ring(opts, optarg);
             break;
         case OPT_CTL:
             if (optarg && optarg[0] == '\0') {

@@ -162,6 +162,18 @@ static int parse_buffer(struct options *opts, const char *value,
                       &opts->buffer_bytes, err);
 }
 
+/*
+ * ring=SIZE: keep the last SIZE bytes of each vCPU's records in memory
+ * and write them at a snapshot (docs/cli.md). The minimum, two chunks,
+ * is checked once chunk= is known.
+ */
+static int parse_ring(struct options *opts, const char *value,
+                      struct qtrace_err *err)
+{
+    return parse_size(value, 2 * CHUNK_MIN, (size_t)16 << 30,
+                      &opts->ring_bytes, err);
+}
+
 static int parse_etrace(struct options *opts, const char *value,
                         struct qtrace_err *err)
 {
@@ -384,6 +396,10 @@ static const struct option_desc option_table[] = {
     { "flush", parse_flush,
       "MS         write what each vCPU recorded at least every MS "
       "milliseconds (default 200; 0: only full chunks)" },
+    { "ring", parse_ring,
+      "SIZE       flight recorder: keep only the last SIZE bytes of "
+      "records per vCPU (at least two chunks) and write them at exit, "
+      "on a crash and at the control socket's snapshot" },
     { "buffer", parse_buffer,
       "SIZE       all buffers together (default 64M); a full buffer "
       "makes the vCPU wait" },
@@ -679,6 +695,12 @@ int options_parse(struct options *opts, int argc, char **argv,
     evsel_apply_implications(&opts->sel);
     if (check_backend_outputs(opts, err) < 0 ||
         check_outputs_distinct(opts, err) < 0) {
+        return -EINVAL;
+    }
+    if (opts->ring_bytes && opts->ring_bytes < 2 * opts->chunk_bytes) {
+        qtrace_err_set(err, "ring=%zu: must hold at least two chunks of "
+                       "%zu bytes (chunk=)", opts->ring_bytes,
+                       opts->chunk_bytes);
         return -EINVAL;
     }
     if (opts->chunk_bytes * 2 > opts->buffer_bytes) {

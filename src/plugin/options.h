@@ -42,6 +42,7 @@ struct options {
     bool compress;              /* compress=zstd[:LEVEL] (default) or off */
     int zstd_level;             /* its level */
     uint32_t flush_ms;          /* flush=: oldest unwritten record, ms */
+    size_t ring_bytes;          /* ring=: per-vCPU flight recorder, 0 off */
     unsigned int backends;      /* backend=: QTRACE_TRACE_BACKEND_* bits */
     char *backend_file;         /* backend-file=: simple's file, or NULL
                                    for trace-PID */

@@ -31,6 +31,7 @@
 #include "meta.h"
 #include "options.h"
 #include "pack.h"
+#include "ring-restart.h"
 #include "sink.h"
 #include "tbtab.h"
 #include "vbuf.h"
@@ -536,6 +537,7 @@ static void vcpu_init(qemu_plugin_id_t id, unsigned int vcpu_index)
     vc->buf.lossy = qt.opts.lossy;
     vc->buf.on_drop = vcpu_dropped;
     vc->buf.on_cross = ctl_switch_cross;
+    vc->buf.on_chunk = qt.opts.ring_bytes ? ring_restart : NULL;
     vc->buf.blocks = qt.trace_exec_tb;
     vbuf_start(&vc->buf, vcpu_index, atomic_fetch_add(&qt.next_stream, 1),
                vc->buf.pack ? CHUNK_STAGED : 0);
@@ -1437,7 +1439,9 @@ int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
     cfg.chunk_bytes = qt.opts.chunk_bytes;
     cfg.buffer_bytes = qt.opts.buffer_bytes;
     writer_set_status_file(qt.opts.status_file);
-    cfg.flush_ms = qt.opts.flush_ms;
+    /* A ring is written at snapshots only: no interval to keep. */
+    cfg.flush_ms = qt.opts.ring_bytes ? 0 : qt.opts.flush_ms;
+    cfg.ring_bytes = qt.opts.ring_bytes;
     if (writer_start(&cfg, sinks, n_sinks, &err) < 0) {
         fprintf(stderr, "qtrace: %s\n", err.msg);
         return -1;

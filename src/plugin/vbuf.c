@@ -74,6 +74,14 @@ static bool has_room(const struct vbuf *vb, uint32_t size)
            (size_t)(vb->pos - vb->chunk->data) + size <= vb->chunk->cap;
 }
 
+/* A fresh chunk is attached: what it must start with (ring=). */
+static void opened(struct vbuf *vb, uint32_t size)
+{
+    if (vb->on_chunk && vb->chunk) {
+        vb->on_chunk(vb, size);
+    }
+}
+
 void vbuf_start(struct vbuf *vb, uint32_t vcpu, uint32_t stream,
                 uint16_t flags)
 {
@@ -88,6 +96,7 @@ void vbuf_start(struct vbuf *vb, uint32_t vcpu, uint32_t stream,
     /* A stream born while writing is off records nothing until on. */
     vb->off = !(state & 1);
     attach(vb, writer_is_stopping() || vb->off ? NULL : writer_chunk_get());
+    opened(vb, 0);
     if (!vb->watched) {
         vb->watched = true;
         writer_watch(vb);
@@ -265,6 +274,7 @@ void *vbuf_reserve_slow(struct vbuf *vb, uint32_t size)
         if (next) {
             detach(vb);
             attach(vb, next);
+            opened(vb, size);
         } else if (flush_only) {
             /* Asked to flush, no chunk to go on with: keep filling. */
             vb->end = vb->chunk->data + vb->chunk->cap;
@@ -275,9 +285,11 @@ void *vbuf_reserve_slow(struct vbuf *vb, uint32_t size)
         detach(vb);
         if (!writer_is_stopping()) {
             attach(vb, writer_chunk_get());
+            opened(vb, size);
         }
     }
-    if (!vb->chunk || size > vb->chunk->cap) {
+    /* Room after what opened() may have put first. */
+    if (!vb->chunk || !has_room(vb, size)) {
         writer_count_lost(1);
         return scratch;
     }

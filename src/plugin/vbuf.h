@@ -87,6 +87,12 @@ struct vbuf {
     uint64_t discarded;         /* records given up while off */
     uint64_t file_icount;       /* *icount where the current file began */
     void (*on_cross)(struct vbuf *vb, enum vbuf_cross how, uint64_t time);
+    /*
+     * ring=: called when the vCPU takes a fresh chunk at its stream's
+     * start or on its slow path, before the record of size bytes that
+     * made it take one; NULL: nothing to do (ring-restart.h).
+     */
+    void (*on_chunk)(struct vbuf *vb, uint32_t size);
 };
 
 /*

@@ -19,6 +19,7 @@
 #include "qtrace/format.h"
 #include "flush.h"
 #include "pack.h"
+#include "ring.h"
 #include "vcpu.h"
 #include "writer-int.h"
 
@@ -147,11 +148,7 @@ static size_t drain_queue(struct held *h)
             h->tail = c;
             continue;
         }
-        writer_write_vcpu_chunk(c);
-        pthread_mutex_lock(&w->lock);
-        writer_recycle_locked(c);
-        w->n_busy--;
-        pthread_mutex_unlock(&w->lock);
+        writer_chunk_done(c);
     }
 }
 
@@ -195,7 +192,7 @@ static bool holds_nothing(struct vbuf *vb)
  * is written. A vCPU that records nothing for CTL_WAIT_NS keeps what
  * it holds: counted as pending.
  */
-static void serve_flush(struct writer_req *req)
+size_t writer_flush_vcpus(void)
 {
     static struct vbuf *vbs[MAX_WATCHED];
     static unsigned int before[MAX_WATCHED];
@@ -221,6 +218,13 @@ static void serve_flush(struct writer_req *req)
         }
     }
     drain_queue(NULL);
+    return pending;
+}
+
+static void serve_flush(struct writer_req *req)
+{
+    size_t pending = writer_flush_vcpus();
+
     snprintf(req->text, sizeof(req->text),
              "chunks %" PRIu64 "\nrecords %" PRIu64 "\npending_vcpus %zu\n",
              w->chunks, w->records, pending);
@@ -237,6 +241,15 @@ static int find_file_sink(void)
         }
     }
     return -1;
+}
+
+/* Whether path names the file of the out= sink in slot. */
+static bool is_current_file(int slot, const char *path)
+{
+    struct stat a, b;
+
+    return stat(path, &a) == 0 && stat(w->sinks[slot]->target, &b) == 0 &&
+           a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
 /* Whether every vCPU has crossed to generation gen (or holds nothing). */
@@ -292,7 +305,7 @@ static void settle_behind(uint32_t gen)
 }
 
 /* The kept translations, first in a new file: its blocks name them. */
-static void write_translations(struct sink *s)
+void writer_write_translations(struct sink *s)
 {
     struct chunk *c = malloc(sizeof(*c) + w->chunk_bytes);
     size_t off = 0;
@@ -341,11 +354,7 @@ static void write_held(struct held *h)
         struct chunk *c = h->head;
 
         h->head = c->next;
-        writer_write_vcpu_chunk(c);
-        pthread_mutex_lock(&w->lock);
-        writer_recycle_locked(c);
-        w->n_busy--;
-        pthread_mutex_unlock(&w->lock);
+        writer_chunk_done(c);
     }
     h->tail = NULL;
 }
@@ -365,7 +374,6 @@ static void serve_file(struct writer_req *req)
     struct qtrace_err err = { "" };
     struct sink *next;
     uint64_t deadline;
-    struct stat a, b;
 
     if (slot < 0) {
         snprintf(req->err, sizeof(req->err), "no trace file (out=) to "
@@ -377,8 +385,7 @@ static void serve_file(struct writer_req *req)
                  "not kept (out of memory): a new file could not be read");
         return;
     }
-    if (stat(req->path, &a) == 0 && stat(w->sinks[slot]->target, &b) == 0 &&
-        a.st_dev == b.st_dev && a.st_ino == b.st_ino) {
+    if (is_current_file(slot, req->path)) {
         snprintf(req->err, sizeof(req->err), "%s: the current trace file",
                  req->path);
         return;
@@ -401,10 +408,64 @@ static void serve_file(struct writer_req *req)
     settle_behind(h.gen);
     close_for_switch(w->sinks[slot]);
     w->sinks[slot] = next;
-    write_translations(next);
+    writer_write_translations(next);
     write_held(&h);
     snprintf(req->text, sizeof(req->text), "Trace file \"%s\" %s.\n",
              next->target, vbuf_state_is_on() ? "on" : "off");
+}
+
+/*
+ * snapshot [FILE] (ring=): every vCPU hands its chunk over into its ring,
+ * then the rings go into the trace's outputs, or into the new trace
+ * FILE (opened like trace-file set's, with the translations so far).
+ */
+static void serve_snapshot(struct writer_req *req)
+{
+    struct writer_snapshot snap = { 0, 0 };
+    struct qtrace_err err = { "" };
+    struct sink *s = NULL;
+    int slot = find_file_sink();
+    size_t pending;
+
+    if (!ring_is_on()) {
+        snprintf(req->err, sizeof(req->err), "snapshot: no rings to write "
+                 "(the plugin records without ring=)");
+        return;
+    }
+    if (req->path) {
+        if (slot < 0 || !w->keep_trans) {
+            snprintf(req->err, sizeof(req->err), "snapshot: %s: %s",
+                     req->path, slot < 0 ? "no trace file (out=) to make "
+                     "it like" : "the translations so far were not kept "
+                     "(out of memory)");
+            return;
+        }
+        if (is_current_file(slot, req->path)) {
+            snprintf(req->err, sizeof(req->err), "snapshot: %s: the current "
+                     "trace file", req->path);
+            return;
+        }
+        s = sink_file_reopen(w->sinks[slot], req->path, &err);
+        if (!s) {
+            snprintf(req->err, sizeof(req->err), "snapshot: %s", err.msg);
+            return;
+        }
+    }
+    pending = writer_flush_vcpus();
+    /* Translations first, as for any chunk: a block's precede its use. */
+    writer_flush_trans();
+    if (s && writer_ring_write_file(s, &snap) < 0) {
+        snprintf(req->err, sizeof(req->err), "snapshot: %s: could not be "
+                 "written", req->path);
+        return;
+    }
+    if (!s) {
+        writer_ring_write_all(&snap);
+    }
+    snprintf(req->text, sizeof(req->text),
+             "chunks %" PRIu64 "\nrecords %" PRIu64 "\nring_dropped %" PRIu64
+             "\npending_vcpus %zu\n", snap.chunks, snap.records,
+             ring_dropped(), pending);
 }
 
 static void serve_stats(struct writer_req *req)
@@ -428,6 +489,12 @@ static void serve_stats(struct writer_req *req)
                  vbuf_state_is_on() ? "on" : "off");
     pthread_mutex_unlock(&w->lock);
     used = n > 0 ? (size_t)n : 0;
+    if (ring_is_on() && used < sizeof(req->text)) {
+        n = snprintf(req->text + used, sizeof(req->text) - used,
+                     "ring_chunks %zu\nring_dropped %" PRIu64 "\n",
+                     ring_chunks(), ring_dropped());
+        used += n > 0 ? (size_t)n : 0;
+    }
     for (i = 0; i < WRITER_STATS_VCPUS && used < sizeof(req->text); i++) {
         const struct writer_vcpu_stats *vs = &writer_vcpu_stats[i];
 
@@ -453,6 +520,9 @@ void writer_serve_request(struct writer_req *req)
         break;
     case WRITER_REQ_STATS:
         serve_stats(req);
+        break;
+    case WRITER_REQ_SNAPSHOT:
+        serve_snapshot(req);
         break;
     }
     req->done(req);

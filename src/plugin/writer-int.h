@@ -26,6 +26,8 @@ struct writer_state {
     size_t n_alloc;             /* chunks that exist */
     size_t max_alloc;           /* soft bound from buffer= */
     size_t n_busy;              /* queued or being written */
+    size_t n_ringed;            /* kept in the rings (ring=), apart from
+                                   the bound (writer thread) */
     bool stop_thread;
     struct writer_req *reqs;    /* runtime control's, oldest first */
 
@@ -81,6 +83,46 @@ void writer_fmt_switch_end(char *end, size_t len);
 
 /* Writer thread: the counters of a new file start from zero. */
 void writer_file_restart(void);
+
+/*
+ * Writer thread: the END text so far, with exit_reason as its exit= (a
+ * snapshot's: no insns= line, the run goes on).
+ */
+void writer_fmt_end_as(char *end, size_t len, const char *exit_reason);
+
+/*
+ * Writer thread: a queued vCPU chunk is done with, written (and back to
+ * the pool) or, with ring=, kept in its ring. Takes w->lock.
+ */
+void writer_chunk_done(struct chunk *c);
+
+/* What a snapshot wrote: vCPU DATA chunks and their records. */
+struct writer_snapshot {
+    uint64_t chunks;
+    uint64_t records;
+};
+
+/* writer-ring.c: c into its vCPU's ring (n_busy drops; takes w->lock). */
+void writer_ring_keep(struct chunk *c);
+
+/* writer-ring.c: every ring to the sinks, oldest first; rings emptied. */
+void writer_ring_write_all(struct writer_snapshot *snap);
+
+/*
+ * writer-ring.c: a complete trace in s (a new file sink, META written):
+ * the kept translations, every ring (kept), END with exit=snapshot; s is
+ * closed and freed. Returns -1 when s failed (it said why).
+ */
+int writer_ring_write_file(struct sink *s, struct writer_snapshot *snap);
+
+/* writer-ctl.c: the kept translations into s, first in a new file. */
+void writer_write_translations(struct sink *s);
+
+/*
+ * writer-ctl.c: every vCPU hands its chunk over and the writer takes
+ * what they handed over; returns the vCPUs that kept theirs (pending).
+ */
+size_t writer_flush_vcpus(void);
 
 /* writer-ctl.c: keep c's tb_trans records (writer_keep_translations). */
 void writer_copy_translations(const struct chunk *c);

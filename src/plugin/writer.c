@@ -21,6 +21,7 @@
 #include "qtrace/format.h"
 #include "flush.h"
 #include "pack.h"
+#include "ring.h"
 #include "sink.h"
 #include "writer-int.h"
 #include "writer.h"
@@ -64,7 +65,8 @@ static struct chunk *take_free_locked(bool may_wait)
          * nothing is queued no chunk will come back, so grow instead of
          * waiting forever (every vCPU holding a chunk, none queued).
          */
-        if (w->n_alloc < w->max_alloc || w->n_busy == 0 || !may_wait) {
+        if (w->n_alloc - w->n_ringed < w->max_alloc || w->n_busy == 0 ||
+            !may_wait) {
             return chunk_alloc();
         }
         pthread_cond_wait(&w->freed, &w->lock);
@@ -86,7 +88,8 @@ struct chunk *writer_chunk_try_get(void)
     struct chunk *c = NULL;
 
     pthread_mutex_lock(&w->lock);
-    if (!w->stop_thread && (w->free_list || w->n_alloc < w->max_alloc)) {
+    if (!w->stop_thread &&
+        (w->free_list || w->n_alloc - w->n_ringed < w->max_alloc)) {
         c = take_free_locked(false);
     }
     pthread_mutex_unlock(&w->lock);
@@ -289,6 +292,19 @@ void writer_flush_trans(void)
     }
 }
 
+void writer_chunk_done(struct chunk *c)
+{
+    if (ring_is_on()) {
+        writer_ring_keep(c);
+        return;
+    }
+    writer_write_vcpu_chunk(c);
+    pthread_mutex_lock(&w->lock);
+    writer_recycle_locked(c);
+    w->n_busy--;
+    pthread_mutex_unlock(&w->lock);
+}
+
 /*
  * A guest fork() copies QEMU without the writer thread, with the locks in
  * whatever state other threads left them. The child must neither wait for
@@ -369,12 +385,7 @@ static void *writer_main(void *arg)
         pthread_mutex_unlock(&w->lock);
 
         writer_flush_trans();
-        writer_write_vcpu_chunk(c);
-
-        pthread_mutex_lock(&w->lock);
-        writer_recycle_locked(c);
-        w->n_busy--;
-        pthread_mutex_unlock(&w->lock);
+        writer_chunk_done(c);
     }
     writer_flush_trans();
     return NULL;
@@ -396,6 +407,7 @@ int writer_start(const struct writer_cfg *cfg, struct sink **sinks,
     w->chunk_bytes = cfg->chunk_bytes;
     w->start_ns = flush_now_ns();
     w->max_alloc = cfg->buffer_bytes / cfg->chunk_bytes;
+    ring_setup(cfg->ring_bytes, cfg->chunk_bytes);
     w->sinks = sinks;
     w->n_sinks = n_sinks;
     pthread_atfork(NULL, NULL, writer_after_fork_child);
@@ -499,18 +511,22 @@ static void take_sinks_end(void)
 static void fmt_end(char *end, size_t len, const char *exit_reason,
                     size_t failed)
 {
-    char insns_line[48], counts[96] = "";
+    char insns_line[48], counts[96] = "", ring_line[48] = "";
 
     fmt_end_insns(insns_line, sizeof(insns_line));
+    if (ring_is_on()) {
+        snprintf(ring_line, sizeof(ring_line), "ring_dropped=%" PRIu64 "\n",
+                 ring_dropped());
+    }
     if (end_counts) {
         end_counts(counts, sizeof(counts));
     }
     snprintf(end, len,
              "records=%" PRIu64 "\nchunks=%" PRIu64 "\nbytes=%" PRIu64
-             "\nlost=%" PRIu64 "\nfailed_outputs=%zu\n%s%s%sexit=%s\n%s",
+             "\nlost=%" PRIu64 "\nfailed_outputs=%zu\n%s%s%s%sexit=%s\n%s",
              w->records, w->chunks, w->bytes,
              (uint64_t)atomic_load(&w->lost_records) - w->lost_base, failed,
-             insns_line,
+             ring_line, insns_line,
              counts, sinks_end, exit_reason, end_extra);
 }
 
@@ -537,6 +553,17 @@ static void write_status(const char *exit_reason, size_t failed)
     if (fd >= 0) {
         close(fd);
     }
+}
+
+void writer_fmt_end_as(char *end, size_t len, const char *exit_reason)
+{
+    bool counted = insns.counted;
+
+    /* The run's instructions are known at its end only: no insns= line. */
+    insns.counted = false;
+    sinks_end[0] = '\0';
+    fmt_end(end, len, exit_reason, count_failed());
+    insns.counted = counted;
 }
 
 void writer_fmt_switch_end(char *end, size_t len)
@@ -598,6 +625,12 @@ void writer_stop(const char *exit_reason)
     /* Chunks a still-running vCPU queued after the thread's last look. */
     writer_main(NULL);
     writer_fail_requests();
+    if (ring_is_on()) {
+        /* ring=: the last moments of the run, the exit's snapshot. */
+        struct writer_snapshot snap = { 0, 0 };
+
+        writer_ring_write_all(&snap);
+    }
     w->started = false;
 
     take_sinks_end();

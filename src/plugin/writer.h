@@ -21,6 +21,7 @@ struct writer_cfg {
     size_t chunk_bytes;         /* capacity of one chunk */
     size_t buffer_bytes;        /* all chunks together (soft: see .c) */
     uint32_t flush_ms;          /* oldest record's age bound, 0: none */
+    size_t ring_bytes;          /* ring=: per-vCPU ring, 0: write all */
 };
 
 /*
@@ -96,16 +97,20 @@ void writer_insns_add(uint64_t insns);
  * FLUSH: every vCPU hands its chunk over and the writer writes it before
  * answering. FILE: the out= file is closed as a complete trace and the
  * trace goes on in path (see docs/control.md). STATS: the counters.
+ * SNAPSHOT (ring=): the rings into the trace, or into the new complete
+ * trace path when path is set.
  */
 enum writer_req_kind {
     WRITER_REQ_FLUSH,
     WRITER_REQ_FILE,
     WRITER_REQ_STATS,
+    WRITER_REQ_SNAPSHOT,
 };
 
 struct writer_req {
     enum writer_req_kind kind;
-    const char *path;           /* FILE: the next trace file (caller's) */
+    const char *path;           /* FILE: the next trace file (caller's);
+                                   SNAPSHOT: a new file, NULL: none */
     uint64_t insns;             /* STATS: guest instructions so far */
     char text[3072];            /* reply lines, "\n" ended (writer) */
     char err[256];              /* why it failed; empty: it did not */

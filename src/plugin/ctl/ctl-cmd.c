@@ -240,6 +240,24 @@ static void cmd_trace_file(struct ctl_reply *r, int argc, char **argv)
     }
 }
 
+/* snapshot [FILE]: ring= only; the writer says so otherwise. */
+static void cmd_snapshot(struct ctl_reply *r, int argc, char **argv)
+{
+    if (argc > 2) {
+        reply_error(r, "snapshot: expected 'snapshot [FILE]'");
+        return;
+    }
+    if (argc == 2 && snprintf(r->path, sizeof(r->path), "%s", argv[1]) >=
+        (int)sizeof(r->path)) {
+        reply_error(r, "snapshot: path too long");
+        return;
+    }
+    queue_request(r, WRITER_REQ_SNAPSHOT);
+    if (argc == 1) {
+        r->req.path = NULL;
+    }
+}
+
 static void cmd_stats(struct ctl_reply *r, int argc, char **argv)
 {
     (void)argv;
@@ -322,6 +340,9 @@ static const struct ctl_cmd commands[] = {
       "[on|off|flush|set FILE]  the trace file: state, writing, "
       "flush, next file" },
     { "stats", cmd_stats, "                       counters: key value lines" },
+    { "snapshot", cmd_snapshot,
+      "[FILE]               ring=: write the rings, into the trace or a "
+      "new trace FILE" },
     { "instr-load", cmd_instr_load,
       "PATH [ARG...]     load an instrumentation library: its id" },
     { "instr-unload", cmd_instr_unload,
