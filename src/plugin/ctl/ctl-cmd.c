@@ -17,6 +17,7 @@
 #include "../pack.h"
 #include "../vbuf.h"
 #include "../vcpu.h"
+#include "../window.h"
 #include "ctl-cmd.h"
 #include "ctl-line.h"
 #include "ctl-switch.h"
@@ -251,6 +252,20 @@ static void cmd_stats(struct ctl_reply *r, int argc, char **argv)
     queue_request(r, WRITER_REQ_STATS);
 }
 
+/* The tracing window (start-at=, stop-after=) and each vCPU's. */
+static void cmd_window(struct ctl_reply *r, int argc, char **argv)
+{
+    char text[sizeof(r->text)];
+
+    (void)argv;
+    if (argc != 1) {
+        reply_error(r, "window: takes no argument");
+        return;
+    }
+    window_fmt(text, sizeof(text));
+    reply_text(r, text);
+}
+
 /* ---- instrumentation libraries ---- */
 
 static void cmd_instr_load(struct ctl_reply *r, int argc, char **argv)
@@ -322,6 +337,8 @@ static const struct ctl_cmd commands[] = {
       "[on|off|flush|set FILE]  the trace file: state, writing, "
       "flush, next file" },
     { "stats", cmd_stats, "                       counters: key value lines" },
+    { "window", cmd_window,
+      "                      the tracing window and each vCPU's state" },
     { "instr-load", cmd_instr_load,
       "PATH [ARG...]     load an instrumentation library: its id" },
     { "instr-unload", cmd_instr_unload,
