@@ -1253,13 +1253,15 @@ static int setup_window(struct qtrace_err *err)
         return 0;
     }
     if (qt.trace_tb_count) {
-        qtrace_err_set(err, "%s: tb_count cannot be recorded in a window "
-                       "(its counters are QEMU's, for the whole run)",
+        qtrace_err_set(err, "tb_count: cannot be recorded with %s (its "
+                       "counters are QEMU's, for the whole run)",
                        qt.opts.window.has_start ? "start-at=" :
                                                   "stop-after=");
         return -1;
     }
-    window_setup(&qt.opts.window, qt.system_mode, flush_from_vcpu);
+    /* Without the call tracker, the block callback is the same for all. */
+    window_setup(&qt.opts.window, qt.system_mode, flush_from_vcpu,
+                 qt.trace_calls ? NULL : pick_tb_cb(NULL));
     return 0;
 }
 

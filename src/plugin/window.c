@@ -49,6 +49,7 @@ static struct {
     bool addr_known;            /* spec.start_addr is the trigger */
     bool resolved;              /* window_resolve has run */
     void (*flush)(void);        /* the plugin's flush from a vCPU */
+    qemu_plugin_vcpu_udata_cb_t block_cb;   /* the plugin's block cb */
     _Atomic int mode;           /* enum window_mode */
     struct window_vcpu vcpu[MAX_VCPUS];
 } win;
@@ -67,7 +68,7 @@ enum window_mode window_translation_mode(void)
 }
 
 void window_setup(const struct window_spec *spec, bool system_mode,
-                  void (*flush)(void))
+                  void (*flush)(void), qemu_plugin_vcpu_udata_cb_t block_cb)
 {
     win.active = spec->has_start || spec->has_stop;
     if (!win.active) {
@@ -77,6 +78,7 @@ void window_setup(const struct window_spec *spec, bool system_mode,
     win.spec = *spec;
     win.system_mode = system_mode;
     win.flush = flush;
+    win.block_cb = block_cb;
     win.addr_known = spec->has_start && !spec->start_is_count &&
                      !spec->start_sym;
     /*
@@ -300,14 +302,22 @@ void window_tb_count(unsigned int vcpu_index, void *udata)
 {
     const struct tb_info *ti = udata;
     struct vcpu *vc = vcpu_of(vcpu_index);
-    uint64_t start;
+    struct window_vcpu *wv = &win.vcpu[vcpu_index];
 
-    if (vc) {
-        start = vc->icount;
-        vc->icount = start + ti->n_insns;
-        vc->tb_time = start;
-        step(vc, &win.vcpu[vcpu_index], ti, start);
+    if (!vc) {
+        return;
     }
+    step(vc, wv, ti, vc->icount);
+    if (__builtin_expect(wv->state == WINDOW_OPEN, 0)) {
+        /*
+         * Open, and the flush has yet to reach this block: the plugin's
+         * callback records it (not its accesses, never instrumented).
+         */
+        win.block_cb(vcpu_index, udata);
+        return;
+    }
+    vc->tb_time = vc->icount;
+    vc->icount += ti->n_insns;
 }
 
 void window_tb_check(unsigned int vcpu_index, void *udata)

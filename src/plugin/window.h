@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "qtrace/err.h"
+#include "../qemu/qemu-plugin.h"
 
 struct tb_info;
 struct vcpu;
@@ -56,11 +57,13 @@ void window_spec_fini(struct window_spec *spec);
 
 /*
  * Install time: arm the windows of spec (copied). flush asks a
- * translation flush from a vCPU thread. No-op when spec has neither
+ * translation flush from a vCPU thread; block_cb is the plugin's block
+ * callback (counts and records a block), for blocks a vCPU runs between
+ * its window's opening and the flush. No-op when spec has neither
  * option.
  */
 void window_setup(const struct window_spec *spec, bool system_mode,
-                  void (*flush)(void));
+                  void (*flush)(void), qemu_plugin_vcpu_udata_cb_t block_cb);
 
 /* Translation time: what the next translations get. */
 enum window_mode window_translation_mode(void);
