@@ -34,8 +34,14 @@ enum window_state {
     WINDOW_CLOSED,              /* after stop-after=: records discarded */
 };
 
-/* One vCPU's window, written by its own thread only. */
+/*
+ * One vCPU's window, written by its own thread only. The block callbacks
+ * compare the end of each block with a watch mark and leave everything
+ * else to a slow path; the marks follow the state (set_watch).
+ */
 struct window_vcpu {
+    uint64_t watch_count;       /* window_tb_count looks past this end */
+    uint64_t watch_check;       /* window_tb_check looks past this end */
     uint8_t state;              /* enum window_state */
     uint64_t arm_at;            /* icount that asks for full translation */
     uint64_t opened_at;         /* icount at the window's first block */
@@ -50,6 +56,8 @@ static struct {
     bool resolved;              /* window_resolve has run */
     void (*flush)(void);        /* the plugin's flush from a vCPU */
     qemu_plugin_vcpu_udata_cb_t block_cb;   /* the plugin's block cb */
+    /* The plugin's crossing (ctl-switch.h), which window_cross wraps. */
+    void (*on_cross)(struct vbuf *vb, enum vbuf_cross how, uint64_t time);
     _Atomic int mode;           /* enum window_mode */
     struct window_vcpu vcpu[MAX_VCPUS];
 } win;
@@ -167,8 +175,8 @@ static void turn_off(struct vcpu *vc, uint64_t time)
     if (vb->off) {
         return;
     }
-    if (vb->on_cross) {
-        vb->on_cross(vb, VBUF_CROSS_OFF, time);
+    if (win.on_cross) {
+        win.on_cross(vb, VBUF_CROSS_OFF, time);
     }
     /* Hands the chunk over; off is set before stopped is cleared. */
     vbuf_stop(vb);
@@ -186,8 +194,49 @@ static void turn_on(struct vcpu *vc, uint64_t time)
         return;
     }
     __atomic_store_n(&vb->off, false, __ATOMIC_RELEASE);
-    if (vb->on_cross) {
-        vb->on_cross(vb, VBUF_CROSS_ON, time);
+    if (win.on_cross) {
+        win.on_cross(vb, VBUF_CROSS_ON, time);
+    }
+}
+
+/*
+ * trace-file on (or set) turns every vCPU's records back on: one whose
+ * window is not open goes off again at once, with no record.
+ */
+static void window_cross(struct vbuf *vb, enum vbuf_cross how, uint64_t time)
+{
+    const struct window_vcpu *wv = &win.vcpu[vb->vcpu];
+
+    if (how != VBUF_CROSS_ON || wv->state == WINDOW_OPEN) {
+        if (win.on_cross) {
+            win.on_cross(vb, how, time);
+        }
+        return;
+    }
+    vbuf_stop(vb);
+    __atomic_store_n(&vb->off, true, __ATOMIC_RELEASE);
+    __atomic_store_n(&vb->stopped, false, __ATOMIC_RELEASE);
+}
+
+/* The marks of wv's state (see struct window_vcpu). */
+static void set_watch(struct window_vcpu *wv)
+{
+    bool by_count = win.spec.has_start && win.spec.start_is_count;
+
+    switch (wv->state) {
+    case WINDOW_PENDING:
+        wv->watch_count = by_count ? wv->arm_at : UINT64_MAX;
+        /* An address is checked in every block that has the callback. */
+        wv->watch_check = by_count ? wv->arm_at : 0;
+        break;
+    case WINDOW_OPEN:
+        /* Counting only means the flush has not come: record each block. */
+        wv->watch_count = 0;
+        wv->watch_check = wv->stop_at;
+        break;
+    default:
+        wv->watch_count = wv->watch_check = UINT64_MAX;
+        break;
     }
 }
 
@@ -224,6 +273,7 @@ open_window(struct vcpu *vc, struct window_vcpu *wv, uint64_t start)
     wv->stop_at = win.spec.has_stop ? start + win.spec.stop_after :
                                       UINT64_MAX;
     __atomic_store_n(&wv->state, WINDOW_OPEN, __ATOMIC_RELAXED);
+    set_watch(wv);
     turn_on(vc, start);
     change_mode(WINDOW_MODE_PENDING, WINDOW_MODE_FULL);
 }
@@ -232,6 +282,7 @@ static void __attribute__((noinline))
 close_window(struct vcpu *vc, struct window_vcpu *wv, uint64_t start)
 {
     __atomic_store_n(&wv->state, WINDOW_CLOSED, __ATOMIC_RELAXED);
+    set_watch(wv);
     turn_off(vc, start);
     if (!any_window_left()) {
         change_mode(WINDOW_MODE_FULL, WINDOW_MODE_DONE);
@@ -241,7 +292,8 @@ close_window(struct vcpu *vc, struct window_vcpu *wv, uint64_t start)
 /* A count trigger is near: the block holding it must be instrumented. */
 static void __attribute__((noinline)) arm_window(struct window_vcpu *wv)
 {
-    wv->arm_at = UINT64_MAX;
+    wv->arm_at = win.spec.start_count;
+    set_watch(wv);
     change_mode(WINDOW_MODE_PENDING, WINDOW_MODE_FULL);
 }
 
@@ -251,6 +303,10 @@ void window_vcpu_start(struct vcpu *vc, unsigned int vcpu_index)
 
     if (!win.active) {
         return;
+    }
+    if (vc->buf.on_cross != window_cross) {
+        win.on_cross = vc->buf.on_cross;
+        vc->buf.on_cross = window_cross;
     }
     wv->arm_at = UINT64_MAX;
     if (win.spec.has_start && win.spec.start_is_count) {
@@ -269,6 +325,7 @@ void window_vcpu_start(struct vcpu *vc, unsigned int vcpu_index)
         __atomic_store_n(&wv->state, WINDOW_PENDING, __ATOMIC_RELAXED);
         turn_off(vc, vc->icount);
     }
+    set_watch(wv);
 }
 
 /*
@@ -284,7 +341,7 @@ static inline void step(struct vcpu *vc, struct window_vcpu *wv,
         if (win.spec.start_is_count ?
             start + ti->n_insns > win.spec.start_count : holds_trigger(ti)) {
             open_window(vc, wv, start);
-        } else if (__builtin_expect(start >= wv->arm_at, 0)) {
+        } else if (start + ti->n_insns > wv->arm_at) {
             arm_window(wv);
         }
         break;
@@ -298,15 +355,14 @@ static inline void step(struct vcpu *vc, struct window_vcpu *wv,
     }
 }
 
-void window_tb_count(unsigned int vcpu_index, void *udata)
+/* window_tb_count past its mark: the window may move. */
+static void __attribute__((noinline))
+count_slow(unsigned int vcpu_index, void *udata)
 {
     const struct tb_info *ti = udata;
-    struct vcpu *vc = vcpu_of(vcpu_index);
+    struct vcpu *vc = &vcpus[vcpu_index];
     struct window_vcpu *wv = &win.vcpu[vcpu_index];
 
-    if (!vc) {
-        return;
-    }
     step(vc, wv, ti, vc->icount);
     if (__builtin_expect(wv->state == WINDOW_OPEN, 0)) {
         /*
@@ -320,12 +376,46 @@ void window_tb_count(unsigned int vcpu_index, void *udata)
     vc->icount += ti->n_insns;
 }
 
+/*
+ * Hot path: a compare and two stores; the slow path is a tail call, so
+ * that this one saves no registers. No lock, malloc or syscall.
+ */
+void window_tb_count(unsigned int vcpu_index, void *udata)
+{
+    const struct tb_info *ti = udata;
+    struct vcpu *vc = vcpu_of(vcpu_index);
+    uint64_t start;
+
+    if (!vc) {
+        return;
+    }
+    start = vc->icount;
+    if (__builtin_expect(start + ti->n_insns >
+                         win.vcpu[vcpu_index].watch_count, 0)) {
+        count_slow(vcpu_index, udata);
+        return;
+    }
+    vc->tb_time = start;
+    vc->icount = start + ti->n_insns;
+}
+
+static void __attribute__((noinline))
+check_slow(unsigned int vcpu_index, void *udata)
+{
+    struct vcpu *vc = &vcpus[vcpu_index];
+
+    step(vc, &win.vcpu[vcpu_index], udata, vc->icount);
+}
+
+/* Hot path, before the plugin's block callback: a compare. */
 void window_tb_check(unsigned int vcpu_index, void *udata)
 {
+    const struct tb_info *ti = udata;
     struct vcpu *vc = vcpu_of(vcpu_index);
 
-    if (vc) {
-        step(vc, &win.vcpu[vcpu_index], udata, vc->icount);
+    if (vc && __builtin_expect(vc->icount + ti->n_insns >
+                               win.vcpu[vcpu_index].watch_check, 0)) {
+        check_slow(vcpu_index, udata);
     }
 }
 
