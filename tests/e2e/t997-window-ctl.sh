@@ -3,7 +3,7 @@
 # The control socket's window command on a running guest of ARCH whose
 # window opens far beyond its run (start-at=10^12): the options as
 # given, translation counting only, vCPU 0 pending with a count that
-# grows; a window with no start-at is open from the first block, with
+# grows, still recording nothing after trace-file off and on; a window with no start-at is open from the first block, with
 # its stop point. Nothing is recorded before the window, and an argument
 # is refused.
 ARCH=$1
@@ -13,7 +13,7 @@ use_guest ctl-wait "$ARCH"
 SOCK=$WORK/c.sock
 T=$WORK/t.qtr
 
-ctl_start_guest "$SOCK" "$T" ",events=exec_tb,start-at=1000000000000" \
+ctl_start_guest "$SOCK" "$T" ",events=syscall,start-at=1000000000000" \
     spin "$WORK/stop"
 ctl_wait_socket "$SOCK"
 sleep 0.3
@@ -32,6 +32,10 @@ if [ "${c2:-0}" -gt "${c1:-0}" ]; then
 else
     fail "vCPU 0's count does not grow ($c1, then $c2)"
 fi
+# trace-file off then on does not open a window that is not open.
+"$QTRACE" ctl "$SOCK" trace-file off > /dev/null
+"$QTRACE" ctl "$SOCK" trace-file on > /dev/null
+sleep 0.3
 "$QTRACE" ctl "$SOCK" window now > "$WORK/out" 2> "$WORK/err"
 check_eq "window with an argument: status" 1 "$?"
 check_eq "window with an argument: the line" \
@@ -39,6 +43,8 @@ check_eq "window with an argument: the line" \
 ctl_stop_guest "$WORK/stop"
 check_eq "guest status" 0 "$QEMU_STATUS"
 check_eq "blocks recorded before the window" 0 "$(info_count "$T" exec_tb)"
+check_eq "system calls recorded before the window" 0 \
+    "$(info_count "$T" syscall)"
 
 rm -f "$WORK/stop" "$T"
 ctl_start_guest "$SOCK" "$T" ",events=exec_tb,stop-after=1000000000000" \
