@@ -43,6 +43,7 @@ struct window_vcpu {
     uint64_t watch_count;       /* window_tb_count looks past this end */
     uint64_t watch_check;       /* window_tb_check looks past this end */
     uint8_t state;              /* enum window_state */
+    unsigned int seen_gen;      /* the last req_gen applied */
     uint64_t arm_at;            /* icount that asks for full translation */
     uint64_t opened_at;         /* icount at the window's first block */
     uint64_t stop_at;           /* icount where it closes (UINT64_MAX) */
@@ -59,6 +60,7 @@ static struct {
     /* The plugin's crossing (ctl-switch.h), which window_cross wraps. */
     void (*on_cross)(struct vbuf *vb, enum vbuf_cross how, uint64_t time);
     _Atomic int mode;           /* enum window_mode */
+    unsigned int req_gen;       /* control's changes (window_set_stop) */
     struct window_vcpu vcpu[MAX_VCPUS];
 } win;
 
@@ -219,25 +221,57 @@ static void window_cross(struct vbuf *vb, enum vbuf_cross how, uint64_t time)
 }
 
 /* The marks of wv's state (see struct window_vcpu). */
+static void store_watch(struct window_vcpu *wv, uint64_t count,
+                        uint64_t check)
+{
+    __atomic_store_n(&wv->watch_count, count, __ATOMIC_RELAXED);
+    __atomic_store_n(&wv->watch_check, check, __ATOMIC_RELAXED);
+}
+
 static void set_watch(struct window_vcpu *wv)
 {
     bool by_count = win.spec.has_start && win.spec.start_is_count;
 
     switch (wv->state) {
     case WINDOW_PENDING:
-        wv->watch_count = by_count ? wv->arm_at : UINT64_MAX;
         /* An address is checked in every block that has the callback. */
-        wv->watch_check = by_count ? wv->arm_at : 0;
+        store_watch(wv, by_count ? wv->arm_at : UINT64_MAX,
+                    by_count ? wv->arm_at : 0);
         break;
     case WINDOW_OPEN:
         /* Counting only means the flush has not come: record each block. */
-        wv->watch_count = 0;
-        wv->watch_check = wv->stop_at;
+        store_watch(wv, 0, wv->stop_at);
         break;
     default:
-        wv->watch_count = wv->watch_check = UINT64_MAX;
+        store_watch(wv, UINT64_MAX, UINT64_MAX);
         break;
     }
+    /*
+     * A change from the control thread may have cleared the marks just
+     * before they were set: it bumps req_gen first, so seeing it here is
+     * enough to clear them again (window_set_stop).
+     */
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&win.req_gen, __ATOMIC_RELAXED) != wv->seen_gen) {
+        store_watch(wv, 0, 0);
+    }
+}
+
+/* Slow path: follow the control thread's changes (window_set_stop). */
+static void follow_requests(struct vcpu *vc, struct window_vcpu *wv)
+{
+    unsigned int gen = __atomic_load_n(&win.req_gen, __ATOMIC_ACQUIRE);
+
+    if (gen == wv->seen_gen) {
+        return;
+    }
+    wv->seen_gen = gen;
+    if (wv->state == WINDOW_OPEN) {
+        /* "From now": from the start of this block. */
+        wv->stop_at = vc->icount + __atomic_load_n(&win.spec.stop_after,
+                                                   __ATOMIC_RELAXED);
+    }
+    set_watch(wv);
 }
 
 /* Whether a live vCPU's window is not closed yet. */
@@ -270,8 +304,9 @@ static void __attribute__((noinline))
 open_window(struct vcpu *vc, struct window_vcpu *wv, uint64_t start)
 {
     wv->opened_at = start;
-    wv->stop_at = win.spec.has_stop ? start + win.spec.stop_after :
-                                      UINT64_MAX;
+    wv->stop_at = __atomic_load_n(&win.spec.has_stop, __ATOMIC_ACQUIRE) ?
+                  start + __atomic_load_n(&win.spec.stop_after,
+                                          __ATOMIC_RELAXED) : UINT64_MAX;
     __atomic_store_n(&wv->state, WINDOW_OPEN, __ATOMIC_RELAXED);
     set_watch(wv);
     turn_on(vc, start);
@@ -363,6 +398,7 @@ count_slow(unsigned int vcpu_index, void *udata)
     struct vcpu *vc = &vcpus[vcpu_index];
     struct window_vcpu *wv = &win.vcpu[vcpu_index];
 
+    follow_requests(vc, wv);
     step(vc, wv, ti, vc->icount);
     if (__builtin_expect(wv->state == WINDOW_OPEN, 0)) {
         /*
@@ -391,7 +427,8 @@ void window_tb_count(unsigned int vcpu_index, void *udata)
     }
     start = vc->icount;
     if (__builtin_expect(start + ti->n_insns >
-                         win.vcpu[vcpu_index].watch_count, 0)) {
+                         __atomic_load_n(&win.vcpu[vcpu_index].watch_count,
+                                         __ATOMIC_RELAXED), 0)) {
         count_slow(vcpu_index, udata);
         return;
     }
@@ -404,6 +441,7 @@ check_slow(unsigned int vcpu_index, void *udata)
 {
     struct vcpu *vc = &vcpus[vcpu_index];
 
+    follow_requests(vc, &win.vcpu[vcpu_index]);
     step(vc, &win.vcpu[vcpu_index], udata, vc->icount);
 }
 
@@ -414,12 +452,36 @@ void window_tb_check(unsigned int vcpu_index, void *udata)
     struct vcpu *vc = vcpu_of(vcpu_index);
 
     if (vc && __builtin_expect(vc->icount + ti->n_insns >
-                               win.vcpu[vcpu_index].watch_check, 0)) {
+                               __atomic_load_n(
+                                   &win.vcpu[vcpu_index].watch_check,
+                                   __ATOMIC_RELAXED), 0)) {
         check_slow(vcpu_index, udata);
     }
 }
 
 /* ---- control ---- */
+
+int window_set_stop(uint64_t stop_after)
+{
+    unsigned int i;
+
+    if (!win.active) {
+        return -ENOENT;
+    }
+    if (window_translation_mode() == WINDOW_MODE_DONE) {
+        return -ESRCH;
+    }
+    __atomic_store_n(&win.spec.stop_after, stop_after, __ATOMIC_RELAXED);
+    __atomic_store_n(&win.spec.has_stop, true, __ATOMIC_RELEASE);
+    __atomic_add_fetch(&win.req_gen, 1, __ATOMIC_SEQ_CST);
+    /* Each vCPU's next block takes the slow path and follows. */
+    for (i = 0; i < MAX_VCPUS; i++) {
+        if (__atomic_load_n(&vcpus[i].live, __ATOMIC_ACQUIRE)) {
+            store_watch(&win.vcpu[i], 0, 0);
+        }
+    }
+    return 0;
+}
 
 static const char *mode_name(enum window_mode mode)
 {

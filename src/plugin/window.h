@@ -91,6 +91,14 @@ void window_vcpu_start(struct vcpu *vc, unsigned int vcpu_index);
 void window_tb_count(unsigned int vcpu_index, void *udata);
 void window_tb_check(unsigned int vcpu_index, void *udata);
 
+/*
+ * Control thread: stop-after=N from now: each open window closes at the
+ * vCPU's first block N instructions or more after its next block start,
+ * each pending one N after it opens. 0, -ENOENT without a window in this
+ * run, -ESRCH when every window has closed already.
+ */
+int window_set_stop(uint64_t stop_after);
+
 /* Control thread: the state as "key value" lines (ctl "window"). */
 void window_fmt(char *buf, size_t len);
 

@@ -266,6 +266,30 @@ static void cmd_window(struct ctl_reply *r, int argc, char **argv)
     reply_text(r, text);
 }
 
+/* stop-after N: every window closes N instructions from now. */
+static void cmd_stop_after(struct ctl_reply *r, int argc, char **argv)
+{
+    struct window_spec spec = { .has_start = false };
+    struct qtrace_err err = { "" };
+    int ret;
+
+    if (argc != 2) {
+        reply_error(r, "stop-after: one count of instructions");
+        return;
+    }
+    if (window_parse_stop(&spec, argv[1], &err) < 0) {
+        reply_error(r, "stop-after: %s: %s", argv[1], err.msg);
+        return;
+    }
+    ret = window_set_stop(spec.stop_after);
+    if (ret == -ENOENT) {
+        reply_error(r, "stop-after: no window in this run (it starts with "
+                    "start-at= or stop-after=)");
+    } else if (ret < 0) {
+        reply_error(r, "stop-after: every window has closed");
+    }
+}
+
 /* ---- instrumentation libraries ---- */
 
 static void cmd_instr_load(struct ctl_reply *r, int argc, char **argv)
@@ -339,6 +363,8 @@ static const struct ctl_cmd commands[] = {
     { "stats", cmd_stats, "                       counters: key value lines" },
     { "window", cmd_window,
       "                      the tracing window and each vCPU's state" },
+    { "stop-after", cmd_stop_after,
+      "N                 close every window N instructions from now" },
     { "instr-load", cmd_instr_load,
       "PATH [ARG...]     load an instrumentation library: its id" },
     { "instr-unload", cmd_instr_unload,
