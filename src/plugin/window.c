@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Tracing windows (window.h): the per-vCPU window state
- * and the block callbacks that move it. A vCPU's state is written only
- * on its own thread; the translation mode by any vCPU (a relaxed store,
- * then a flush) and read at translation and by the control thread.
+ * Tracing windows (window.h): the per-vCPU window state and the block
+ * callbacks that move it. A vCPU's state is written only on its own
+ * thread, but for its watch marks, which the control thread clears to
+ * make it look (window_set_stop); the translation mode by any vCPU (a
+ * compare-and-swap, then a flush), read at translation and by the
+ * control thread.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -35,7 +37,8 @@ enum window_state {
 };
 
 /*
- * One vCPU's window, written by its own thread only. The block callbacks
+ * One vCPU's window, written by its own thread (the marks also cleared
+ * by the control thread). The block callbacks
  * compare the end of each block with a watch mark and leave everything
  * else to a slow path; the marks follow the state (set_watch).
  */
