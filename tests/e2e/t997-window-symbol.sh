@@ -5,7 +5,8 @@
 # function's first instruction (address from nm, not from qtrace), and
 # its records for stop-after=M instructions are those of a full trace of
 # the same run; the worker threads never run the function and record no
-# block. A symbol the program lacks is said on one line and nothing is
+# block; with start-at=work_item each worker thread opens its own
+# window there. A symbol the program lacks is said on one line and nothing is
 # recorded.
 ARCH=$1
 . "$(dirname "$0")/lib.sh"
@@ -61,6 +62,30 @@ for how in "$FN" "$addr"; do
     window_compare "start-at=$how stop-after=$M" "$WORK/cut" "$WORK/win"
     check_eq "start-at=$how: blocks of other vCPUs" 0 \
         "$(awk '$1 != 0 && $3 == "exec_tb"' "$WORK/w" | wc -l)"
+done
+
+# Per thread: each worker opens its own window at its first work_item
+# (a function entry: the block starts there), main never runs it.
+wi=$(nm "$GUEST" | awk '$3 == "work_item" { print "0x" $1; exit }' |
+     sed -E 's/0x0+/0x/')
+"qemu-$ARCH" -plugin \
+    "$QTRACE_PLUGIN,out=$WORK/t.qtr,events=$EV,start-at=work_item,stop-after=50" \
+    "$GUEST" > /dev/null 2> "$WORK/err"
+check_eq "start-at=work_item: status" 0 "$?"
+"$QTRACE" dump "$WORK/t.qtr" > "$WORK/t"
+check_eq "start-at=work_item: main's blocks" 0 \
+    "$(awk '$1 == 0 && $3 == "exec_tb"' "$WORK/t" | wc -l)"
+for v in 1 2; do
+    open=$(window_switch "$WORK/t" $v 1)
+    off=$(window_switch "$WORK/t" $v 0)
+    check_eq "start-at=work_item: vCPU $v's first block" "$wi" \
+        "$(awk -v s=$v '$1 == s && $3 == "exec_tb" { print $5; exit }' "$WORK/t")"
+    if [ -n "$open" ] && [ -n "$off" ] && [ "$off" -ge $((open + 50)) ] &&
+       [ "$off" -lt $((open + 50 + 512)) ]; then
+        pass "start-at=work_item: vCPU $v's window $open-$off"
+    else
+        fail "start-at=work_item: vCPU $v's window '$open'-'$off'"
+    fi
 done
 
 "qemu-$ARCH" -plugin \
