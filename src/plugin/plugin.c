@@ -760,6 +760,34 @@ static void instrument_pending(struct qemu_plugin_tb *tb, struct tb_info *ti)
                                          QEMU_PLUGIN_CB_NO_REGS, ti);
 }
 
+/* The block callback window_tb_exec calls (setup_window). */
+static qemu_plugin_vcpu_udata_cb_t window_block_cb;
+
+/*
+ * The block's callbacks; in a window, its check first (the window moves
+ * at the block start, before records), in the same callback when the
+ * block callback is the one window_tb_exec calls (trace-event may have
+ * changed it since).
+ */
+static void register_block_cbs(struct qemu_plugin_tb *tb, struct tb_info *ti,
+                               enum window_mode mode)
+{
+    if (mode != WINDOW_MODE_NONE && !qt.trace_calls &&
+        pick_tb_cb(ti) == window_block_cb) {
+        qemu_plugin_register_vcpu_tb_exec_cb(tb, window_tb_exec,
+                                             QEMU_PLUGIN_CB_NO_REGS, ti);
+        return;
+    }
+    if (mode != WINDOW_MODE_NONE) {
+        qemu_plugin_register_vcpu_tb_exec_cb(tb, window_tb_check,
+                                             QEMU_PLUGIN_CB_NO_REGS, ti);
+    }
+    if (qt.need_icount || qt.trace_calls) {
+        qemu_plugin_register_vcpu_tb_exec_cb(tb, pick_tb_cb(ti),
+                                             QEMU_PLUGIN_CB_NO_REGS, ti);
+    }
+}
+
 static void vcpu_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
     size_t n = insn_extent_count(tb, qemu_plugin_tb_n_insns(tb));
@@ -807,15 +835,7 @@ static void vcpu_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
         qc_count_tb(tb, &ti->count, &ti->counts) < 0) {
         writer_count_lost(1);
     }
-    if (mode != WINDOW_MODE_NONE) {
-        /* First: the window moves at the block start, before records. */
-        qemu_plugin_register_vcpu_tb_exec_cb(tb, window_tb_check,
-                                             QEMU_PLUGIN_CB_NO_REGS, ti);
-    }
-    if (qt.need_icount || qt.trace_calls) {
-        qemu_plugin_register_vcpu_tb_exec_cb(tb, pick_tb_cb(ti),
-                                             QEMU_PLUGIN_CB_NO_REGS, ti);
-    }
+    register_block_cbs(tb, ti, mode);
     instrument_insns(tb, ti);
     if (!qt.keep_disas) {
         drop_disas(ti);
@@ -1260,8 +1280,9 @@ static int setup_window(struct qtrace_err *err)
         return -1;
     }
     /* Without the call tracker, the block callback is the same for all. */
+    window_block_cb = qt.trace_calls ? NULL : pick_tb_cb(NULL);
     window_setup(&qt.opts.window, qt.system_mode, flush_from_vcpu,
-                 qt.trace_calls ? NULL : pick_tb_cb(NULL));
+                 window_block_cb);
     return 0;
 }
 

@@ -92,6 +92,13 @@ void window_tb_count(unsigned int vcpu_index, void *udata);
 void window_tb_check(unsigned int vcpu_index, void *udata);
 
 /*
+ * window_tb_check, then the block_cb given to window_setup: the one
+ * callback of a block when that is the plugin's callback for it (no
+ * call tracker).
+ */
+void window_tb_exec(unsigned int vcpu_index, void *udata);
+
+/*
  * Control thread: stop-after=N from now: each open window closes at the
  * vCPU's first block N instructions or more after its next block start,
  * each pending one N after it opens. 0, -ENOENT without a window in this
