@@ -469,8 +469,8 @@ void window_tb_check(unsigned int vcpu_index, void *udata)
 
 /*
  * The same and then the plugin's block callback, as a tail call: one
- * callback from QEMU instead of two (a helper call each) for blocks
- * whose callback does not depend on the block.
+ * callback from QEMU instead of two (each a call out of translated
+ * code) for blocks whose callback does not depend on the block.
  */
 void window_tb_exec(unsigned int vcpu_index, void *udata)
 {

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck shell=sh
-# Helpers of the tracing window tests (t997-window-*), sourced after
-# lib.sh: what a window should hold, cut out of a full trace of the same
+# Shell functions of the tracing window tests (t997-window-*), sourced
+# after lib.sh: what a window should hold, cut out of a full trace of the same
 # deterministic run, and what it holds, in one normal form (translation
 # ids and symbol names dropped: the window's run translates anew).
 
