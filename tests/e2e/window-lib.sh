@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck shell=sh
 # Shell functions of the tracing window tests (t997-window-*), sourced
-# after lib.sh: what a window should hold, cut out of a full trace of the same
-# deterministic run, and what it holds, in one normal form (translation
-# ids and symbol names dropped: the window's run translates anew).
+# after lib.sh: what a window should hold, cut out of a full trace of
+# the same deterministic run, and what it holds, in one normal form
+# (translation ids and symbol names dropped: the window's run
+# translates anew).
 
 # window_block_at DUMP STREAM N: the start time of the block of STREAM
 # (in a full trace's dump) that holds its instruction N (from 0): the
