@@ -91,6 +91,13 @@ MODES = [
     ("blocks+mem", "events=tb_trans;exec_tb;mem_access",
      "block trace and every memory access"),
     ("calls", "events=func_*;image_map", "function calls and returns"),
+    ("window-late",
+     "events=tb_trans;exec_tb;mem_access,start-at=1000000000000000",
+     "blocks and accesses from an instruction far beyond the run's end: "
+     "what a window costs before it opens (counting)"),
+    ("window-done", "events=tb_trans;exec_tb;mem_access,stop-after=10000",
+     "blocks and accesses of the first 10000 instructions: what a window "
+     "costs once closed (no instrumentation)"),
     ("insns+mem", "events=tb_trans;exec_insn;mem_access",
      "every instruction and access (execlog's information)"),
     ("text-log", "log={dir}/exec.log,events=-tb_trans",

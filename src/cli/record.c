@@ -32,6 +32,7 @@
 #include "record-summary.h"
 #include "record-verdict.h"
 #include "sysroot.h"
+#include "../plugin/window.h"
 
 #define DEFAULT_OUT "qtrace.qtr"
 
@@ -90,6 +91,13 @@ static const char usage[] =
     "      --ctl[=SOCKET]       serve the control socket SOCKET (default\n"
     "                           OUTPUT.ctl) while PROGRAM runs, for\n"
     "                           'qtrace ctl' (-O ctl=SOCKET)\n"
+    "      --start-at=WHEN      record each vCPU from the block holding\n"
+    "                           its instruction N+1 (WHEN a count N), or\n"
+    "                           from its first block holding 0xADDRESS\n"
+    "                           or the program's SYMBOL (-O start-at=)\n"
+    "      --stop-after=N       stop recording each vCPU at its first\n"
+    "                           block N instructions or more after its\n"
+    "                           window opened (-O stop-after=N)\n"
     "  -Q, --qemu-opt=OPTS      pass OPTS to QEMU, split into words as a\n"
     "                           shell would ('-cpu max' is two words);\n"
     "                           repeatable\n"
@@ -108,7 +116,8 @@ static const char usage[] =
     "                  (e.g. /usr/aarch64-linux-gnu)\n";
 
 enum {
-    OPT_QEMU = 256, OPT_BACKEND, OPT_INSTR, OPT_INSTR_ARG, OPT_CTL, OPT_RING
+    OPT_QEMU = 256, OPT_BACKEND, OPT_INSTR, OPT_INSTR_ARG, OPT_CTL, OPT_RING,
+    OPT_START_AT, OPT_STOP_AFTER,
 };
 
 static const struct option long_opts[] = {
@@ -122,6 +131,8 @@ static const struct option long_opts[] = {
     { "instr-arg", required_argument, NULL, OPT_INSTR_ARG },
     { "ctl", optional_argument, NULL, OPT_CTL },
     { "ring", required_argument, NULL, OPT_RING },
+    { "start-at", required_argument, NULL, OPT_START_AT },
+    { "stop-after", required_argument, NULL, OPT_STOP_AFTER },
     { "quiet", no_argument, NULL, 'q' },
     { "verbose", no_argument, NULL, 'v' },
     { "force", no_argument, NULL, 'f' },
@@ -209,6 +220,33 @@ static int add_instr(struct record_opts *opts, const char *key,
 }
 
 /*
+ * --start-at=WHEN and --stop-after=N: the plugin's options of the same
+ * names, checked here by the plugin's own parser so that a bad value is
+ * one usage line before QEMU starts.
+ */
+static int add_window(struct record_opts *opts, const char *key,
+                      const char *value)
+{
+    struct window_spec spec = { .has_start = false };
+    struct qtrace_err err = { "" };
+    char *kv;
+    int ret = strcmp(key, "start-at") == 0 ?
+              window_parse_start(&spec, value, &err) :
+              window_parse_stop(&spec, value, &err);
+
+    window_spec_fini(&spec);
+    if (ret < 0) {
+        return cli_usage("record", "--%s=%s: %s", key, value,
+                         err.msg[0] ? err.msg : strerror(-ret));
+    }
+    if (asprintf(&kv, "%s=%s", key, value) < 0) {
+        cli_error("record", "--%s %s: %s", key, value, strerror(ENOMEM));
+        return CLI_FAIL;
+    }
+    return add_option(opts, kv);
+}
+
+/*
  * One -Q value: split into words as a shell would (blanks separate,
  * quotes and backslashes group, nothing is expanded), appended in order.
  */
@@ -288,6 +326,12 @@ static int parse_opts(int argc, char **argv, struct record_opts *opts)
             }
             opts->ctl = true;
             opts->ctl_path = optarg;
+            break;
+        case OPT_START_AT:
+            ret = add_window(opts, "start-at", optarg);
+            break;
+        case OPT_STOP_AFTER:
+            ret = add_window(opts, "stop-after", optarg);
             break;
         case 'q':
             opts->quiet = true;

@@ -108,6 +108,18 @@ static int parse_range(struct options *opts, const char *value,
     return filter_add_range(&opts->filter, value, err);
 }
 
+static int parse_start_at(struct options *opts, const char *value,
+                          struct qtrace_err *err)
+{
+    return window_parse_start(&opts->window, value, err);
+}
+
+static int parse_stop_after(struct options *opts, const char *value,
+                            struct qtrace_err *err)
+{
+    return window_parse_stop(&opts->window, value, err);
+}
+
 static int parse_ifilter(struct options *opts, const char *value,
                          struct qtrace_err *err)
 {
@@ -380,6 +392,13 @@ static const struct option_desc option_table[] = {
       "SOCKET     control socket (docs/control.md)" },
     { "range", parse_range,
       "START-END  trace only code in [START, END) (repeatable)" },
+    { "start-at", parse_start_at,
+      "N|0xADDR|SYMBOL  record each vCPU from the block holding its "
+      "instruction N+1 (from 0), or from the first block it runs that "
+      "holds ADDR or the program's SYMBOL (docs/cli.md)" },
+    { "stop-after", parse_stop_after,
+      "N          stop recording each vCPU at the first block starting N "
+      "instructions or more after its window opened" },
     { "ifilter", parse_ifilter,
       "PREFIX     instructions whose disassembly starts with PREFIX" },
     { "afilter", parse_afilter, "ADDR       the instruction at ADDR" },
@@ -472,6 +491,7 @@ void options_fini(struct options *opts)
     opts->backend_file = opts->backend_log = NULL;
     free_instr(opts);
     filter_fini(&opts->filter);
+    window_spec_fini(&opts->window);
     opts->out = opts->log = opts->etrace = opts->uftrace = NULL;
 }
 

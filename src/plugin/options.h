@@ -13,6 +13,7 @@
 
 #include "evsel.h"
 #include "filter.h"
+#include "window.h"
 
 /* One instr= option and the instr-arg= values that followed it. */
 struct instr_spec {
@@ -49,6 +50,7 @@ struct options {
     char *backend_log;          /* backend-log=: log's file, NULL: stderr */
     struct instr_spec *instr;   /* instr=, in order, with their args */
     size_t n_instr;
+    struct window_spec window;  /* start-at=, stop-after= */
 };
 
 /* Defaults; cat must outlive opts. */

@@ -36,6 +36,7 @@
 #include "tbtab.h"
 #include "vbuf.h"
 #include "vcpu.h"
+#include "window.h"
 #include "writer.h"
 
 #define MAX_SINKS 8
@@ -552,6 +553,8 @@ static void vcpu_init(qemu_plugin_id_t id, unsigned int vcpu_index)
         r = emit(vc, QTRACE_EV_VCPU_INIT, sizeof(*r), 0);
         r->vcpu = vcpu_index;
     }
+    /* Before its window opens, a vCPU records nothing more. */
+    window_vcpu_start(vc, vcpu_index);
     /* Last: a library's records from its callback go into the stream. */
     instr_vcpu_init(vcpu_index);
 }
@@ -729,17 +732,81 @@ static qemu_plugin_vcpu_udata_cb_t pick_tb_cb(const struct tb_info *ti)
     return vcpu_tb_exec;
 }
 
+/* Only the filters needed the text; the log sink keeps it. */
+static void drop_disas(struct tb_info *ti)
+{
+    uint32_t i;
+
+    for (i = 0; i < ti->n_insns; i++) {
+        free(ti->insns[i].disas);
+        ti->insns[i].disas = NULL;
+    }
+}
+
+/*
+ * A block translated while every window is pending (window.h): counted
+ * and checked, nothing recorded, no tb_trans (the flush that opens a
+ * window drops it). The call tracker keeps its stack all along, so that
+ * the window's calls nest right; its records are discarded.
+ */
+static void instrument_pending(struct qemu_plugin_tb *tb, struct tb_info *ti)
+{
+    if (qt.trace_calls) {
+        qemu_plugin_register_vcpu_tb_exec_cb(tb, window_tb_check,
+                                             QEMU_PLUGIN_CB_NO_REGS, ti);
+        qemu_plugin_register_vcpu_tb_exec_cb(tb, pick_tb_cb(ti),
+                                             QEMU_PLUGIN_CB_NO_REGS, ti);
+        return;
+    }
+    qemu_plugin_register_vcpu_tb_exec_cb(tb, window_tb_count,
+                                         QEMU_PLUGIN_CB_NO_REGS, ti);
+}
+
+/* The block callback window_tb_exec calls (setup_window). */
+static qemu_plugin_vcpu_udata_cb_t window_block_cb;
+
+/*
+ * The block's callbacks; in a window, its check first (the window moves
+ * at the block start, before records), in the same callback when the
+ * block callback is the one window_tb_exec calls (trace-event may have
+ * changed it since).
+ */
+static void register_block_cbs(struct qemu_plugin_tb *tb, struct tb_info *ti,
+                               enum window_mode mode)
+{
+    if (mode != WINDOW_MODE_NONE && !qt.trace_calls &&
+        pick_tb_cb(ti) == window_block_cb) {
+        qemu_plugin_register_vcpu_tb_exec_cb(tb, window_tb_exec,
+                                             QEMU_PLUGIN_CB_NO_REGS, ti);
+        return;
+    }
+    if (mode != WINDOW_MODE_NONE) {
+        qemu_plugin_register_vcpu_tb_exec_cb(tb, window_tb_check,
+                                             QEMU_PLUGIN_CB_NO_REGS, ti);
+    }
+    if (qt.need_icount || qt.trace_calls) {
+        qemu_plugin_register_vcpu_tb_exec_cb(tb, pick_tb_cb(ti),
+                                             QEMU_PLUGIN_CB_NO_REGS, ti);
+    }
+}
+
 static void vcpu_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
     size_t n = insn_extent_count(tb, qemu_plugin_tb_n_insns(tb));
     bool want_disas = qt.keep_disas ||
                       filter_has_insn_filters(&qt.opts.filter);
+    enum window_mode mode;
     struct tb_info *ti;
-    uint32_t i;
 
     (void)id;
     instr_tb_trans(tb);
     meta_capture_binary(qemu_plugin_tb_vaddr(tb));
+    window_resolve();
+    mode = window_translation_mode();
+    if (mode == WINDOW_MODE_DONE) {
+        /* Every window has closed: QEMU runs this block plain. */
+        return;
+    }
     ti = tbtab_new((uint32_t)n);
     if (!ti) {
         writer_count_lost(1);
@@ -749,6 +816,12 @@ static void vcpu_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
     ti->size = describe_insns(tb, ti, want_disas);
     if (qt.trace_calls) {
         calls_tb_trans(tb, ti);
+    }
+    if (mode == WINDOW_MODE_PENDING && tb_in_range(ti) &&
+        !window_tb_has_trigger(ti)) {
+        instrument_pending(tb, ti);
+        drop_disas(ti);
+        return;
     }
     if (!tb_in_range(ti)) {
         if (qt.trace_calls) {
@@ -764,17 +837,10 @@ static void vcpu_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
         qc_count_tb(tb, &ti->count, &ti->counts) < 0) {
         writer_count_lost(1);
     }
-    if (qt.need_icount || qt.trace_calls) {
-        qemu_plugin_register_vcpu_tb_exec_cb(tb, pick_tb_cb(ti),
-                                             QEMU_PLUGIN_CB_NO_REGS, ti);
-    }
+    register_block_cbs(tb, ti, mode);
     instrument_insns(tb, ti);
     if (!qt.keep_disas) {
-        /* Only the filters needed the text; the log sink keeps it. */
-        for (i = 0; i < ti->n_insns; i++) {
-            free(ti->insns[i].disas);
-            ti->insns[i].disas = NULL;
-        }
+        drop_disas(ti);
     }
 }
 
@@ -1175,7 +1241,8 @@ static void choose_instrumentation(void)
                     maps_setup(qt.target,
                                evsel_is_enabled(sel, QTRACE_EV_IMAGE_MAP));
     qt.trace_tb_count = evsel_is_enabled(sel, QTRACE_EV_TB_COUNT);
-    qt.need_icount = needs_icount(sel);
+    /* A window counts every vCPU's instructions. */
+    qt.need_icount = needs_icount(sel) || window_is_set(&qt.opts.window);
     /*
      * A packed block names its translation only by id: a reader (and the
      * sinks that read records, through the same unpacker) needs the
@@ -1189,6 +1256,36 @@ static void choose_instrumentation(void)
     /* Physical addresses and values go in full memory packets. */
     qt.mem_values = qc_api() >= 4 && qemu_plugin_mem_get_value;
     qt.pack_mem = qt.packed && qt.trace_exec_tb && qt.trace_mem;
+}
+
+/* A flush from a vCPU thread, issued at once (instr.h). */
+static void flush_from_vcpu(void)
+{
+    instr_runtime_request_flush();
+    instr_poll();
+}
+
+/*
+ * start-at=, stop-after= (window.h). Inline block counters count in
+ * QEMU's code, for every vCPU at all times: no window can cut them.
+ */
+static int setup_window(struct qtrace_err *err)
+{
+    if (!window_is_set(&qt.opts.window)) {
+        return 0;
+    }
+    if (qt.trace_tb_count) {
+        qtrace_err_set(err, "tb_count: cannot be recorded with %s (its "
+                       "counters are QEMU's, for the whole run)",
+                       qt.opts.window.has_start ? "start-at=" :
+                                                  "stop-after=");
+        return -1;
+    }
+    /* Without the call tracker, the block callback is the same for all. */
+    window_block_cb = qt.trace_calls ? NULL : pick_tb_cb(NULL);
+    window_setup(&qt.opts.window, qt.system_mode, flush_from_vcpu,
+                 window_block_cb);
+    return 0;
 }
 
 /* "PATH: reason" becomes "out=PATH: reason", naming the option. */
@@ -1418,6 +1515,10 @@ int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
         return -1;
     }
     choose_instrumentation();
+    if (setup_window(&err) < 0) {
+        fprintf(stderr, "qtrace: %s\n", err.msg);
+        return -1;
+    }
     mem_setup(&(struct mem_cfg){
         .packets = qt.pack_mem, .system_mode = qt.system_mode,
         .values = qt.mem_values,

@@ -17,6 +17,7 @@
 #include "../pack.h"
 #include "../vbuf.h"
 #include "../vcpu.h"
+#include "../window.h"
 #include "ctl-cmd.h"
 #include "ctl-line.h"
 #include "ctl-switch.h"
@@ -269,6 +270,44 @@ static void cmd_stats(struct ctl_reply *r, int argc, char **argv)
     queue_request(r, WRITER_REQ_STATS);
 }
 
+/* The tracing window (start-at=, stop-after=) and each vCPU's. */
+static void cmd_window(struct ctl_reply *r, int argc, char **argv)
+{
+    char text[sizeof(r->text)];
+
+    (void)argv;
+    if (argc != 1) {
+        reply_error(r, "window: takes no argument");
+        return;
+    }
+    window_fmt(text, sizeof(text));
+    reply_text(r, text);
+}
+
+/* stop-after N: every window closes N instructions from now. */
+static void cmd_stop_after(struct ctl_reply *r, int argc, char **argv)
+{
+    struct window_spec spec = { .has_start = false };
+    struct qtrace_err err = { "" };
+    int ret;
+
+    if (argc != 2) {
+        reply_error(r, "stop-after: one count of instructions");
+        return;
+    }
+    if (window_parse_stop(&spec, argv[1], &err) < 0) {
+        reply_error(r, "stop-after: %s: %s", argv[1], err.msg);
+        return;
+    }
+    ret = window_set_stop(spec.stop_after);
+    if (ret == -ENOENT) {
+        reply_error(r, "stop-after: no window in this run (it starts with "
+                    "start-at= or stop-after=)");
+    } else if (ret < 0) {
+        reply_error(r, "stop-after: every window has closed");
+    }
+}
+
 /* ---- instrumentation libraries ---- */
 
 static void cmd_instr_load(struct ctl_reply *r, int argc, char **argv)
@@ -343,6 +382,10 @@ static const struct ctl_cmd commands[] = {
     { "snapshot", cmd_snapshot,
       "[FILE]               ring=: write the rings, into the trace or a "
       "new trace FILE" },
+    { "window", cmd_window,
+      "                      the tracing window and each vCPU's state" },
+    { "stop-after", cmd_stop_after,
+      "N                 close every window N instructions from now" },
     { "instr-load", cmd_instr_load,
       "PATH [ARG...]     load an instrumentation library: its id" },
     { "instr-unload", cmd_instr_unload,
