@@ -70,6 +70,8 @@ static struct {
     bool want_exit;
     bool instr_entry;               /* a library asked for entries */
     bool instr_exit;                /* ... for exits */
+    bool entry_out;                 /* want_entry || instr_entry */
+    bool exit_out;                  /* want_exit || instr_exit */
     pthread_mutex_t sites_lock;     /* return-site set, translation time */
     uint64_t *sites;                /* open addressing, 0 = empty */
     size_t sites_cap;               /* a power of two */
@@ -95,9 +97,10 @@ _Static_assert(sizeof(struct qtrace_ev_func_entry) ==
                offsetof(struct qtrace_ev_func_exit, kind),
                "func_entry and func_exit differ in layout");
 
-static void emit_func(struct calls_vcpu *cv, uint16_t id, uint64_t pc,
-                      uint64_t other, uint32_t depth, uint8_t kind,
-                      uint64_t time)
+/* Inlined into func_entry_out and func_exit_out: one call per event. */
+static inline __attribute__((always_inline)) void
+emit_func(struct calls_vcpu *cv, uint16_t id, uint64_t pc, uint64_t other,
+          uint32_t depth, uint8_t kind, uint64_t time)
 {
     struct qtrace_ev_func_entry *r;
 
@@ -135,33 +138,67 @@ static struct qtrace_instr_func instr_func_of(const struct calls_vcpu *cv,
     };
 }
 
-static void emit_entry(struct calls_vcpu *cv, uint64_t pc, uint64_t from,
-                       uint32_t depth, uint8_t kind, uint64_t time)
+/* The library hand-off (instr_func_entry / instr_func_exit): rare. */
+static void __attribute__((noinline, cold))
+hand_to_libraries(const struct calls_vcpu *cv, bool entry, uint64_t pc,
+                  uint64_t other, uint32_t depth, uint8_t kind, uint64_t time)
+{
+    struct qtrace_instr_func f = instr_func_of(cv, pc, depth, kind, time);
+
+    if (entry) {
+        f.from = other;
+        instr_func_entry(cv->vcpu, &f);
+    } else {
+        f.to = other;
+        instr_func_exit(cv->vcpu, &f);
+    }
+}
+
+/*
+ * A function entry or exit to its consumers: the trace's record, and the
+ * libraries that asked. One out-of-line call behind one test in the
+ * shadow stack's push and pop, as when the record was the only consumer,
+ * so that they stay small enough to be inlined into calls_block.
+ */
+static void __attribute__((noinline))
+func_entry_out(struct calls_vcpu *cv, uint64_t pc, uint64_t from,
+               uint32_t depth, uint8_t kind, uint64_t time)
 {
     if (cs.want_entry) {
         emit_func(cv, QTRACE_EV_FUNC_ENTRY, pc, from, depth, kind, time);
     }
-    if (cs.instr_entry) {
-        struct qtrace_instr_func f = instr_func_of(cv, pc, depth, kind,
-                                                   time);
-
-        f.from = from;
-        instr_func_entry(cv->vcpu, &f);
+    if (__builtin_expect(cs.instr_entry, 0)) {
+        hand_to_libraries(cv, true, pc, from, depth, kind, time);
     }
 }
 
-static void emit_exit(struct calls_vcpu *cv, uint64_t pc, uint64_t to,
-                      uint32_t depth, uint8_t kind, uint64_t time)
+static void __attribute__((noinline))
+func_exit_out(struct calls_vcpu *cv, uint64_t pc, uint64_t to,
+              uint32_t depth, uint8_t kind, uint64_t time)
 {
     if (cs.want_exit) {
         emit_func(cv, QTRACE_EV_FUNC_EXIT, pc, to, depth, kind, time);
     }
-    if (cs.instr_exit) {
-        struct qtrace_instr_func f = instr_func_of(cv, pc, depth, kind,
-                                                   time);
+    if (__builtin_expect(cs.instr_exit, 0)) {
+        hand_to_libraries(cv, false, pc, to, depth, kind, time);
+    }
+}
 
-        f.to = to;
-        instr_func_exit(cv->vcpu, &f);
+static inline void emit_entry(struct calls_vcpu *cv, uint64_t pc,
+                              uint64_t from, uint32_t depth, uint8_t kind,
+                              uint64_t time)
+{
+    if (cs.entry_out) {
+        func_entry_out(cv, pc, from, depth, kind, time);
+    }
+}
+
+static inline void emit_exit(struct calls_vcpu *cv, uint64_t pc,
+                             uint64_t to, uint32_t depth, uint8_t kind,
+                             uint64_t time)
+{
+    if (cs.exit_out) {
+        func_exit_out(cv, pc, to, depth, kind, time);
     }
 }
 
@@ -726,5 +763,7 @@ bool calls_setup(const char *target, bool want_entry, bool want_exit,
     cs.want_exit = want_exit;
     cs.instr_entry = instr_entry;
     cs.instr_exit = instr_exit;
+    cs.entry_out = want_entry || instr_entry;
+    cs.exit_out = want_exit || instr_exit;
     return true;
 }
