@@ -520,6 +520,24 @@ static const char *func_name(unsigned int vcpu, uint64_t entry)
  */
 #define HOOK(lib, name) __atomic_load_n(&(lib)->name, __ATOMIC_RELAXED)
 
+/*
+ * Every loaded library's NAME hook, in load order: called with ARGS and
+ * then the data it registered.
+ */
+#define CALL_HOOKS(NAME, ...)                                             \
+    do {                                                                  \
+        size_t i_, n_ = instr_libs_count();                               \
+                                                                          \
+        for (i_ = 0; i_ < n_; i_++) {                                     \
+            __typeof__(instr_libs[0].NAME) fn_ = HOOK(&instr_libs[i_],    \
+                                                      NAME);              \
+                                                                          \
+            if (fn_) {                                                    \
+                fn_(__VA_ARGS__, instr_libs[i_].NAME##_data);             \
+            }                                                             \
+        }                                                                 \
+    } while (0)
+
 static bool any(const bool *flag)
 {
     return __atomic_load_n(flag, __ATOMIC_RELAXED);
@@ -547,47 +565,28 @@ bool instr_hooks_busy(void)
 
 void instr_vcpu_init(unsigned int vcpu)
 {
-    size_t i, n;
-
     name_cache_alloc(vcpu);
     if (!any(&host.any_vcpu)) {
         return;
     }
     enter_hook();
-    n = instr_libs_count();
-    for (i = 0; i < n; i++) {
-        qtrace_instr_vcpu_fn fn = HOOK(&instr_libs[i], vcpu_init);
-
-        if (fn) {
-            fn(vcpu, instr_libs[i].vcpu_init_data);
-        }
-    }
+    CALL_HOOKS(vcpu_init, vcpu);
     leave_hook();
 }
 
 void instr_vcpu_exit(unsigned int vcpu)
 {
-    size_t i, n;
-
     if (!any(&host.any_vcpu)) {
         return;
     }
     enter_hook();
-    n = instr_libs_count();
-    for (i = 0; i < n; i++) {
-        qtrace_instr_vcpu_fn fn = HOOK(&instr_libs[i], vcpu_exit);
-
-        if (fn) {
-            fn(vcpu, instr_libs[i].vcpu_exit_data);
-        }
-    }
+    CALL_HOOKS(vcpu_exit, vcpu);
     leave_hook();
 }
 
 void instr_tb_trans(struct qemu_plugin_tb *tb)
 {
     struct qtrace_instr_tb view;
-    size_t i, n;
     uint32_t k;
 
     instr_poll();
@@ -601,53 +600,28 @@ void instr_tb_trans(struct qemu_plugin_tb *tb)
         view.size += (uint32_t)qemu_plugin_insn_size(
             qemu_plugin_tb_get_insn(tb, k));
     }
-    n = instr_libs_count();
-    for (i = 0; i < n; i++) {
-        qtrace_instr_tb_trans_fn fn = HOOK(&instr_libs[i], tb_trans);
-
-        if (fn) {
-            fn(&view, instr_libs[i].tb_trans_data);
-        }
-    }
+    CALL_HOOKS(tb_trans, &view);
 }
 
 void instr_syscall(unsigned int vcpu, int64_t num, const uint64_t args[8])
 {
-    size_t i, n;
-
     instr_poll();
     if (!any(&host.any_syscall)) {
         return;
     }
     enter_hook();
-    n = instr_libs_count();
-    for (i = 0; i < n; i++) {
-        qtrace_instr_syscall_fn fn = HOOK(&instr_libs[i], syscall);
-
-        if (fn) {
-            fn(vcpu, num, args, instr_libs[i].syscall_data);
-        }
-    }
+    CALL_HOOKS(syscall, vcpu, num, args);
     leave_hook();
 }
 
 void instr_syscall_ret(unsigned int vcpu, int64_t num, int64_t ret)
 {
-    size_t i, n;
-
     instr_poll();
     if (!any(&host.any_syscall)) {
         return;
     }
     enter_hook();
-    n = instr_libs_count();
-    for (i = 0; i < n; i++) {
-        qtrace_instr_syscall_ret_fn fn = HOOK(&instr_libs[i], syscall_ret);
-
-        if (fn) {
-            fn(vcpu, num, ret, instr_libs[i].syscall_ret_data);
-        }
-    }
+    CALL_HOOKS(syscall_ret, vcpu, num, ret);
     leave_hook();
 }
 
@@ -687,28 +661,12 @@ bool instr_wants_func_exit(void)
 
 void instr_func_entry(unsigned int vcpu, struct qtrace_instr_func *func)
 {
-    size_t i, n = instr_libs_count();
-
     func->name = func_name(vcpu, func->entry);
-    for (i = 0; i < n; i++) {
-        qtrace_instr_func_fn fn = HOOK(&instr_libs[i], func_entry);
-
-        if (fn) {
-            fn(vcpu, func, instr_libs[i].func_entry_data);
-        }
-    }
+    CALL_HOOKS(func_entry, vcpu, func);
 }
 
 void instr_func_exit(unsigned int vcpu, struct qtrace_instr_func *func)
 {
-    size_t i, n = instr_libs_count();
-
     func->name = func_name(vcpu, func->entry);
-    for (i = 0; i < n; i++) {
-        qtrace_instr_func_fn fn = HOOK(&instr_libs[i], func_exit);
-
-        if (fn) {
-            fn(vcpu, func, instr_libs[i].func_exit_data);
-        }
-    }
+    CALL_HOOKS(func_exit, vcpu, func);
 }
