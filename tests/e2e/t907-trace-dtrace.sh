@@ -8,6 +8,8 @@
 # .stp wrapper names every event and argument, in order, for the binary.
 # The probes are nops until a tracer attaches: the program runs as usual.
 . "$(dirname "$0")/lib.sh"
+# shellcheck source=tests/e2e/bpf-lib.sh
+. "$(dirname "$0")/bpf-lib.sh"
 . "$(dirname "$0")/trace-lib.sh"
 
 BIN="$DEMO_DIR/trace-events-demo-dtrace"
@@ -144,14 +146,7 @@ if command -v bpftrace > /dev/null; then
     (cd "$WORK" && exec "$BIN" --wait-file "$WORK/go" --jobs 3) \
         > "$WORK/out" 2> "$WORK/err" &
     PID=$!
-    timeout 60 bpftrace -p "$PID" -e "$prog" > "$WORK/bpf" 2> "$WORK/bpf.err" &
-    BPF=$!
-    i=0
-    while ! grep -q '^ready' "$WORK/bpf" && kill -0 "$BPF" 2> /dev/null &&
-        [ $i -lt 300 ]; do
-        sleep 0.1
-        i=$((i + 1))
-    done
+    bpf_start "$prog" -p "$PID"
     attached=$(grep -c '^ready' "$WORK/bpf")
     touch "$WORK/go"
     wait "$PID"

@@ -9,6 +9,8 @@
 # construction is 1 + 2 + ... + B for B executed blocks.
 ARCH=$1
 . "$(dirname "$0")/lib.sh"
+# shellcheck source=tests/e2e/bpf-lib.sh
+. "$(dirname "$0")/bpf-lib.sh"
 . "$(dirname "$0")/backends-lib.sh"
 case ",$PLUGIN_PROBES," in
 *,dtrace,*) ;;
@@ -32,24 +34,7 @@ prog="BEGIN { printf(\"ready\\n\"); }
     usdt:$L:qtrace:lib_event { @ev[str(arg0)] = count();
         if (str(arg0) == \"sampler:sample\") {
             @blocks = sum(*(uint64 *)(arg3 + 16)); @n = sum(arg2); } }"
-timeout 60 bpftrace -e "$prog" > "$WORK/bpf" 2> "$WORK/bpf.err" &
-BPF=$!
-i=0
-while ! grep -q '^ready' "$WORK/bpf" && kill -0 "$BPF" 2> /dev/null &&
-    [ $i -lt 300 ]; do
-    sleep 0.1
-    i=$((i + 1))
-done
-if ! grep -q '^ready' "$WORK/bpf"; then
-    kill "$BPF" 2> /dev/null
-    wait "$BPF"
-    why=$(grep -v RLIMIT "$WORK/bpf.err" | grep -m1 .)
-    case $why in
-    stdin:*) fail "bpftrace refuses the program: $why" ;;
-    *) echo "NOTE bpftrace cannot attach here: $why" ;;
-    esac
-    finish
-fi
+bpf_start "$prog" || bpf_give_up
 run_plugin "out=t.qtr,backend=dtrace,instr=$SAMPLER,instr-arg=every=1" \
     "$GUEST"
 kill -INT "$BPF"
