@@ -93,7 +93,10 @@ const char *qtrace_symbols_lookup(const struct qtrace_symbols *s,
 const char *qtrace_symbols_module(const struct qtrace_symbols *s,
                                   uint64_t addr, uint64_t *elf_addr);
 
-/* Images, sorted by start address. */
+/*
+ * Images: the --symbols files first (qtrace_symbols_extra_add, in the
+ * order given), then the trace's, sorted by start address.
+ */
 size_t qtrace_symbols_n_images(const struct qtrace_symbols *s);
 /* Image i (< n_images) into *out; pointers belong to the table. */
 void qtrace_symbols_image(const struct qtrace_symbols *s, size_t i,
@@ -103,7 +106,38 @@ void qtrace_symbols_image(const struct qtrace_symbols *s, size_t i,
 typedef void (*qtrace_symbols_warn_fn)(void *arg, const char *msg);
 
 /*
- * The symbols of a trace's guest: every image_map record (arguments
+ * A symbol file the user gives (qtrace's --symbols FILE[@ADDR]) for
+ * every table qtrace_symbols_load_trace() fills from now on in this
+ * process: code the trace names no file for (a kernel or firmware in
+ * system mode, a JIT) or a better table for one it names (the unstripped
+ * original of a stripped program). Read here, once; main thread only.
+ *
+ * FILE is told by its content: an ELF file (program, vmlinux, firmware
+ * image, debug file: its symbols as for the trace's files) or a text
+ * table in the System.map and /proc/kallsyms format, "ADDR TYPE NAME
+ * [MODULE]" (hexadecimal ADDR without 0x): text symbols only (types t,
+ * T, w, W), named "NAME [MODULE]" when a module is given, each running
+ * to the next symbol of its module; the last one of a module covers 4
+ * KiB. Without @ADDR the symbols are at the file's addresses; with it
+ * (hexadecimal, 0x optional) they are moved so that the file's anchor
+ * lies at ADDR: its _text, else its _stext, else its first executable
+ * segment (ELF) or its lowest symbol (text). A spec that names an
+ * existing file is a path as a whole.
+ *
+ * Within a table, a --symbols file's symbol wins over the images' at any
+ * address it covers, and among those files the first given wins.
+ * Returns 0 or -errno with err: "PATH: REASON", "PATH: line N: REASON"
+ * for a text line of another form, "SPEC: ..." for a bad ADDR.
+ */
+int qtrace_symbols_extra_add(const char *spec, struct qtrace_err *err);
+
+/* Forget the files of qtrace_symbols_extra_add(): after every table
+ * that used them is freed. */
+void qtrace_symbols_extra_clear(void);
+
+/*
+ * The symbols of a trace's guest: the --symbols files
+ * (qtrace_symbols_extra_add), every image_map record (arguments
  * start, end, offset, path), then the program named in the header (META
  * binary and start_code, user mode) unless a record placed it already.
  * Reads the trace from its start and rewinds it; a trace that stops early

@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "convert-out.h"
 #include "convert.h"
+#include "guest-syms.h"
 #include "out-guard.h"
 #include "progress.h"
 #include "qtrace/reader.h"
@@ -27,8 +28,11 @@ struct convert_opts {
     bool force;                     /* --force: replace any OUT file */
 };
 
+enum { OPT_SYMBOLS = 256 };
+
 static const struct option long_opts[] = {
     { "to", required_argument, NULL, 't' },
+    { "symbols", required_argument, NULL, OPT_SYMBOLS },
     { "force", no_argument, NULL, 'f' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
@@ -38,7 +42,8 @@ static void print_usage(void)
 {
     size_t i;
 
-    printf("usage: qtrace convert [--force] --to FORMAT TRACE OUT\n"
+    printf("usage: qtrace convert [--force] [--symbols FILE[@ADDR]]... "
+           "--to FORMAT TRACE OUT\n"
            "\n"
            "Convert the native trace TRACE into FORMAT, written to OUT.\n"
            "An existing OUT is replaced only if it holds FORMAT's output\n"
@@ -54,6 +59,7 @@ static void print_usage(void)
            "Options:\n"
            "  -t, --to=FORMAT  the output format (required)\n"
            "  -f, --force      replace an OUT file of another kind\n"
+           GUEST_SYMS_HELP
            "  -h, --help       print this help and exit\n");
 }
 
@@ -69,6 +75,11 @@ static int parse_opts(int argc, char **argv, struct convert_opts *opts)
             break;
         case 'f':
             opts->force = true;
+            break;
+        case OPT_SYMBOLS:
+            if (guest_syms_option("convert", optarg) != CLI_OK) {
+                return CLI_USAGE;
+            }
             break;
         case 'h':
             print_usage();

@@ -110,7 +110,7 @@ struct dump {
 };
 
 static const char usage[] =
-    "usage: qtrace dump [-e PATTERNS] FILE\n"
+    "usage: qtrace dump [-e PATTERNS] [--symbols FILE[@ADDR]]... FILE\n"
     "\n"
     "Print every record of the trace FILE, one line each:\n"
     "  <vcpu> <time> <event> <arguments>\n"
@@ -124,10 +124,14 @@ static const char usage[] =
     "  -e, --events=PATTERNS  only events matching the glob PATTERNS\n"
     "                         (comma separated; '-PATTERN' hides; if the\n"
     "                         first hides, the rest are shown); repeatable\n"
+    GUEST_SYMS_HELP
     "  -h, --help             print this help and exit\n";
+
+enum { OPT_SYMBOLS = 256 };
 
 static const struct option long_opts[] = {
     { "events", required_argument, NULL, 'e' },
+    { "symbols", required_argument, NULL, OPT_SYMBOLS },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
 };
@@ -142,6 +146,11 @@ static int parse_opts(int argc, char **argv, struct dump_opts *opts)
         case 'e':
             if (cli_add_events("dump", &opts->events, optarg) != CLI_OK) {
                 return CLI_FAIL;
+            }
+            break;
+        case OPT_SYMBOLS:
+            if (guest_syms_option("dump", optarg) != CLI_OK) {
+                return CLI_USAGE;
             }
             break;
         case 'h':

@@ -12,6 +12,17 @@ static void warn(void *arg, const char *msg)
     cli_error(arg, "%s (addresses shown in hex)", msg);
 }
 
+int guest_syms_option(const char *cmd, const char *spec)
+{
+    struct qtrace_err err = { "" };
+
+    if (qtrace_symbols_extra_add(spec, &err) < 0) {
+        cli_error(cmd, "--symbols %s", err.msg);
+        return CLI_USAGE;
+    }
+    return CLI_OK;
+}
+
 struct qtrace_symbols *guest_syms_load(struct qtrace_reader *rd,
                                        const char *cmd)
 {

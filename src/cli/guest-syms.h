@@ -15,6 +15,23 @@
 #include "qtrace/symbols.h"
 
 /*
+ * --symbols FILE[@ADDR] of command cmd (dump, report, replay, convert):
+ * the file is read now, for every symbol table loaded later in this
+ * process (qtrace_symbols_extra_add). Returns CLI_OK, or CLI_USAGE
+ * after one line naming the file and the reason (a line number for a
+ * bad line of a text table).
+ */
+int guest_syms_option(const char *cmd, const char *spec);
+
+/* The help line of --symbols, shared by the commands that take it. */
+#define GUEST_SYMS_HELP \
+    "      --symbols=FILE[@ADDR]\n" \
+    "                    name addresses after FILE too (an ELF file, a\n" \
+    "                    System.map or kallsyms), moved so that its\n" \
+    "                    _text lies at ADDR if given; its names win over\n" \
+    "                    the trace's files; repeatable\n"
+
+/*
  * The symbols of the trace rd (rewound afterwards). A file that cannot
  * be read is reported once on stderr, "qtrace CMD: PATH: REASON
  * (addresses shown in hex)". NULL when out of memory (reported too).

@@ -68,8 +68,8 @@ struct replay {
 };
 
 static const char usage[] =
-    "usage: qtrace replay [-F NAME]... [-N NAME]... [-D N] [--keep-plt] "
-    "FILE\n"
+    "usage: qtrace replay [-F NAME]... [-N NAME]... [-D N] [--keep-plt]\n"
+    "                     [--symbols FILE[@ADDR]]... FILE\n"
     "\n"
     "Print the guest's call tree from the func_entry and func_exit\n"
     "records of the trace FILE, like 'uftrace replay': one line per\n"
@@ -84,15 +84,17 @@ static const char usage[] =
     "  -D, --depth=N       only N levels of calls (below -F functions)\n"
     "      --keep-plt      show a call through a PLT stub as name@plt\n"
     "                      (default: as the function's name)\n"
+    GUEST_SYMS_HELP
     "  -h, --help          print this help and exit\n";
 
-enum { OPT_KEEP_PLT = 256 };
+enum { OPT_KEEP_PLT = 256, OPT_SYMBOLS };
 
 static const struct option long_opts[] = {
     { "filter", required_argument, NULL, 'F' },
     { "notrace", required_argument, NULL, 'N' },
     { "depth", required_argument, NULL, 'D' },
     { "keep-plt", no_argument, NULL, OPT_KEEP_PLT },
+    { "symbols", required_argument, NULL, OPT_SYMBOLS },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
 };
@@ -142,6 +144,9 @@ static int parse_opts(int argc, char **argv, struct replay_opts *opts)
             break;
         case OPT_KEEP_PLT:
             opts->keep_plt = true;
+            break;
+        case OPT_SYMBOLS:
+            ret = guest_syms_option("replay", optarg);
             break;
         case 'h':
             fputs(usage, stdout);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "guest-syms.h"
 #include "progress.h"
 #include "qtrace/reader.h"
 #include "report.h"
@@ -29,7 +30,7 @@ static const struct report_section *const sections[] = {
 
 #define MAX_SECTIONS 16
 
-enum { OPT_KEEP_PLT = 256 };
+enum { OPT_KEEP_PLT = 256, OPT_SYMBOLS };
 
 struct report_opts {
     const char *path;               /* trace file, required */
@@ -42,7 +43,8 @@ static void print_usage(void)
 {
     size_t i;
 
-    printf("usage: qtrace report [SECTION...] FILE\n"
+    printf("usage: qtrace report [SECTION...] [--symbols FILE[@ADDR]]... "
+           "FILE\n"
            "\n"
            "Summaries of the trace FILE. Without a section, all of them.\n"
            "\n"
@@ -54,12 +56,13 @@ static void print_usage(void)
            "Options:\n"
            "      --keep-plt  count a PLT stub (name@plt) apart from the\n"
            "                  function it reaches (default: as one)\n"
+           GUEST_SYMS_HELP
            "  -h, --help      print this help and exit\n");
 }
 
 static int parse_opts(int argc, char **argv, struct report_opts *opts)
 {
-    struct option long_opts[MAX_SECTIONS + 3];
+    struct option long_opts[MAX_SECTIONS + 4];
     size_t i, n = 0;
     int c, idx;
 
@@ -69,6 +72,8 @@ static int parse_opts(int argc, char **argv, struct report_opts *opts)
     }
     long_opts[n++] = (struct option){ "keep-plt", no_argument, NULL,
                                       OPT_KEEP_PLT };
+    long_opts[n++] = (struct option){ "symbols", required_argument, NULL,
+                                      OPT_SYMBOLS };
     long_opts[n++] = (struct option){ "help", no_argument, NULL, 'h' };
     long_opts[n] = (struct option){ NULL, 0, NULL, 0 };
 
@@ -79,6 +84,10 @@ static int parse_opts(int argc, char **argv, struct report_opts *opts)
             opts->any = true;
         } else if (c == OPT_KEEP_PLT) {
             opts->flags.keep_plt = true;
+        } else if (c == OPT_SYMBOLS) {
+            if (guest_syms_option("report", optarg) != CLI_OK) {
+                return CLI_USAGE;
+            }
         } else if (c == 'h') {
             print_usage();
             return CLI_HELP;

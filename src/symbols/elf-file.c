@@ -133,6 +133,25 @@ static bool versym_hidden(Elf_Data *versym, size_t i)
            (v & 0x8000) != 0;
 }
 
+/*
+ * Note a kernel's start symbols, whatever their type or section: at the
+ * address of _text a function (startup_64) usually takes the name.
+ */
+static void note_anchor(struct collect *col, const GElf_Sym *sym,
+                        const char *name)
+{
+    if (sym->st_shndx == SHN_UNDEF || !name) {
+        return;
+    }
+    if (strcmp(name, "_text") == 0) {
+        col->has_text = true;
+        col->text = sym->st_value;
+    } else if (strcmp(name, "_stext") == 0) {
+        col->has_stext = true;
+        col->stext = sym->st_value;
+    }
+}
+
 /* Every wanted symbol of one symbol table section. */
 static int collect_table(Elf *elf, Elf_Scn *scn, const GElf_Shdr *tab,
                          struct collect *col)
@@ -155,6 +174,10 @@ static int collect_table(Elf *elf, Elf_Scn *scn, const GElf_Shdr *tab,
             break;
         }
         type = GELF_ST_TYPE(sym.st_info);
+        if (tab->sh_type == SHT_SYMTAB) {
+            note_anchor(col, &sym, elf_strptr(elf, tab->sh_link,
+                                              sym.st_name));
+        }
         if ((type != STT_FUNC && type != STT_GNU_IFUNC &&
              type != STT_NOTYPE) || !code_section(elf, &sym, &sh)) {
             continue;
@@ -334,7 +357,7 @@ static size_t trim_cands(struct collect *col)
     return n;
 }
 
-static int build_symbols(struct elf_file *f, struct collect *col)
+int collect_build(struct elf_file *f, struct collect *col)
 {
     size_t i, n;
 
@@ -354,6 +377,8 @@ static int build_symbols(struct elf_file *f, struct collect *col)
         f->syms[i].name = f->names + col->c[i].name;
     }
     f->n_syms = n;
+    f->has_anchor = col->has_text || col->has_stext;
+    f->anchor = col->has_text ? col->text : col->stext;
     return 0;
 }
 
@@ -416,7 +441,7 @@ static int read_elf(Elf *elf, struct elf_file *f, const char *path,
         ret = collect_symbols(elf, path, &col);
     }
     if (ret == 0) {
-        ret = build_symbols(f, &col);
+        ret = collect_build(f, &col);
     }
     free(col.c);
     free(col.pool);
@@ -523,4 +548,9 @@ uint64_t elf_file_exec_lo(const struct elf_file *f)
         }
     }
     return lo == UINT64_MAX ? f->lo : lo;
+}
+
+uint64_t elf_file_anchor(const struct elf_file *f)
+{
+    return f->has_anchor ? f->anchor : elf_file_exec_lo(f);
 }

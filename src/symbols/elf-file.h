@@ -32,6 +32,8 @@ struct elf_file {
     size_t n_syms;
     struct qtrace_sym *syms;        /* sorted by addr, disjoint */
     char *names;                    /* every name, NUL-separated */
+    bool has_anchor;                /* _text or _stext is defined */
+    uint64_t anchor;                /* _text, else _stext (ELF address) */
 };
 
 /*
@@ -58,5 +60,12 @@ uint64_t elf_file_bias(const struct elf_file *f, uint64_t start,
 
 /* ELF address of the first executable PT_LOAD (lo if there is none). */
 uint64_t elf_file_exec_lo(const struct elf_file *f);
+
+/*
+ * The ELF address a --symbols FILE@ADDR places at ADDR: _text, else
+ * _stext (a kernel's start, which /proc/kallsyms shows), else the first
+ * executable PT_LOAD.
+ */
+uint64_t elf_file_anchor(const struct elf_file *f);
 
 #endif /* QTRACE_SYMBOLS_ELF_FILE_H */

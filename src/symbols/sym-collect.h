@@ -12,6 +12,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+struct elf_file;
+
 /* A symbol found, before sorting and trimming. */
 struct cand {
     uint64_t addr;
@@ -34,6 +36,8 @@ struct collect {
     char *pool;                     /* names, NUL-terminated each */
     size_t pool_len, pool_cap;
     uint16_t machine;               /* e_machine */
+    bool has_text, has_stext;       /* _text, _stext defined */
+    uint64_t text, stext;           /* their addresses */
 };
 
 /* Add sym (in section sh) called name; -ENOMEM on failure. */
@@ -46,6 +50,12 @@ int collect_add(struct collect *col, const GElf_Sym *sym,
  * few IRELATIVE slots of a file.
  */
 const char *collect_name_at(const struct collect *col, uint64_t addr);
+
+/*
+ * Sort, rank and trim what col collected into f's symbols (the rules of
+ * include/qtrace/symbols.h); the names move from col to f. 0 or -ENOMEM.
+ */
+int collect_build(struct elf_file *f, struct collect *col);
 
 /* Name the PLT stubs of elf (plt.c); 0 or -ENOMEM. */
 int plt_collect(Elf *elf, struct collect *col);

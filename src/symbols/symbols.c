@@ -11,6 +11,7 @@
 
 #include "elf-file.h"
 #include "qtrace/symbols.h"
+#include "user-file.h"
 
 /* One file, read once; several images may use it. */
 struct file_slot {
@@ -19,6 +20,8 @@ struct file_slot {
     dev_t dev;
     ino_t ino;
     bool ok;                        /* read: elf is valid */
+    bool borrowed;                  /* elf belongs to a user_file */
+    bool table;                     /* a text table: no module name */
     struct elf_file elf;
 };
 
@@ -34,6 +37,8 @@ struct qtrace_symbols {
     size_t n_files, cap_files;
     struct mapping *maps;           /* sorted by start */
     size_t n_maps, cap_maps;
+    struct mapping *user;           /* --symbols files, first given first */
+    size_t n_user, cap_user;
 };
 
 struct qtrace_symbols *qtrace_symbols_new(void)
@@ -49,12 +54,15 @@ void qtrace_symbols_free(struct qtrace_symbols *s)
         return;
     }
     for (i = 0; i < s->n_files; i++) {
-        elf_file_fini(&s->files[i]->elf);
+        if (!s->files[i]->borrowed) {
+            elf_file_fini(&s->files[i]->elf);
+        }
         free(s->files[i]->path);
         free(s->files[i]);
     }
     free(s->files);
     free(s->maps);
+    free(s->user);
     free(s);
 }
 
@@ -71,12 +79,39 @@ static struct file_slot *find_file(const struct qtrace_symbols *s,
     for (i = 0; i < s->n_files; i++) {
         const struct file_slot *f = s->files[i];
 
+        if (f->borrowed) {
+            continue;               /* placed by the user, not by a trace */
+        }
         if (st && f->have_id ? (f->dev == st->st_dev && f->ino == st->st_ino)
                              : strcmp(f->path, path) == 0) {
             return s->files[i];
         }
     }
     return NULL;
+}
+
+/* A new empty slot for path, owned by s; NULL when out of memory. */
+static struct file_slot *new_slot(struct qtrace_symbols *s, const char *path)
+{
+    struct file_slot *f;
+
+    if (s->n_files == s->cap_files) {
+        size_t cap = s->cap_files ? 2 * s->cap_files : 8;
+        void *grown = realloc(s->files, cap * sizeof(*s->files));
+
+        if (!grown) {
+            return NULL;
+        }
+        s->files = grown;
+        s->cap_files = cap;
+    }
+    f = calloc(1, sizeof(*f));
+    if (!f || !(f->path = strdup(path))) {
+        free(f);
+        return NULL;
+    }
+    s->files[s->n_files++] = f;
+    return f;
 }
 
 /*
@@ -89,25 +124,13 @@ static struct file_slot *get_file(struct qtrace_symbols *s, const char *path,
     struct stat st;
     bool have_id = stat(path, &st) == 0;
     struct file_slot *f = find_file(s, path, have_id ? &st : NULL);
-    void *grown;
 
     *fresh_err = 0;
     if (f) {
         return f;
     }
-    if (s->n_files == s->cap_files) {
-        size_t cap = s->cap_files ? 2 * s->cap_files : 8;
-
-        grown = realloc(s->files, cap * sizeof(*s->files));
-        if (!grown) {
-            return NULL;
-        }
-        s->files = grown;
-        s->cap_files = cap;
-    }
-    f = calloc(1, sizeof(*f));
-    if (!f || !(f->path = strdup(path))) {
-        free(f);
+    f = new_slot(s, path);
+    if (!f) {
         return NULL;
     }
     f->have_id = have_id;
@@ -115,7 +138,6 @@ static struct file_slot *get_file(struct qtrace_symbols *s, const char *path,
     f->ino = have_id ? st.st_ino : 0;
     *fresh_err = elf_file_read(&f->elf, path, err);
     f->ok = *fresh_err == 0;
-    s->files[s->n_files++] = f;
     return f;
 }
 
@@ -274,6 +296,38 @@ int qtrace_symbols_add_program(struct qtrace_symbols *s, const char *path,
     return ret;
 }
 
+int symbols_add_user(struct qtrace_symbols *s, const struct user_file *u)
+{
+    struct file_slot *f = new_slot(s, u->path);
+    struct mapping m = { 0, 0, 0, u->bias, f };
+
+    if (!f) {
+        return -ENOMEM;
+    }
+    f->ok = true;
+    f->borrowed = true;
+    f->table = u->table;
+    f->elf = u->elf;                /* a shallow copy: u owns the arrays */
+    m.start = f->elf.lo + u->bias;
+    m.end = f->elf.hi + u->bias;
+    m.offset = f->elf.lo_offset;
+    if (m.end <= m.start) {
+        m.end = m.start + 1;
+    }
+    if (s->n_user == s->cap_user) {
+        size_t cap = s->cap_user ? 2 * s->cap_user : 4;
+        void *grown = realloc(s->user, cap * sizeof(*s->user));
+
+        if (!grown) {
+            return -ENOMEM;
+        }
+        s->user = grown;
+        s->cap_user = cap;
+    }
+    s->user[s->n_user++] = m;
+    return 0;
+}
+
 /* The image holding addr, or NULL. */
 static const struct mapping *find_map(const struct qtrace_symbols *s,
                                       uint64_t addr)
@@ -301,10 +355,10 @@ static const struct mapping *find_map(const struct qtrace_symbols *s,
     return NULL;
 }
 
-const char *qtrace_symbols_lookup(const struct qtrace_symbols *s,
-                                  uint64_t addr, uint64_t *offset)
+/* The symbol of image m holding addr, as qtrace_symbols_lookup(). */
+static const char *lookup_in(const struct mapping *m, uint64_t addr,
+                             uint64_t *offset)
 {
-    const struct mapping *m = s ? find_map(s, addr) : NULL;
     const struct qtrace_sym *syms;
     size_t lo = 0, hi;
     uint64_t a;
@@ -333,12 +387,49 @@ const char *qtrace_symbols_lookup(const struct qtrace_symbols *s,
     return syms[lo - 1].name;
 }
 
+/* The user's file holding addr (the first given), or NULL. */
+static const struct mapping *find_user_map(const struct qtrace_symbols *s,
+                                           uint64_t addr, bool want_sym,
+                                           bool want_elf)
+{
+    size_t i;
+
+    for (i = 0; i < s->n_user; i++) {
+        const struct mapping *m = &s->user[i];
+
+        if (addr < m->start || addr >= m->end ||
+            (want_elf && m->file->table) ||
+            (want_sym && !lookup_in(m, addr, NULL))) {
+            continue;
+        }
+        return m;
+    }
+    return NULL;
+}
+
+/* The user's files first: they name what the trace's images also hold. */
+const char *qtrace_symbols_lookup(const struct qtrace_symbols *s,
+                                  uint64_t addr, uint64_t *offset)
+{
+    const struct mapping *m;
+
+    if (!s) {
+        return NULL;
+    }
+    m = find_user_map(s, addr, true, false);
+    return lookup_in(m ? m : find_map(s, addr), addr, offset);
+}
+
 const char *qtrace_symbols_module(const struct qtrace_symbols *s,
                                   uint64_t addr, uint64_t *elf_addr)
 {
     const struct mapping *m = s ? find_map(s, addr) : NULL;
     const char *slash;
 
+    if ((!m || !m->file->ok) && s) {
+        /* A text table has no file addresses to show. */
+        m = find_user_map(s, addr, false, true);
+    }
     if (!m || !m->file->ok) {
         return NULL;
     }
@@ -351,13 +442,14 @@ const char *qtrace_symbols_module(const struct qtrace_symbols *s,
 
 size_t qtrace_symbols_n_images(const struct qtrace_symbols *s)
 {
-    return s ? s->n_maps : 0;
+    return s ? s->n_user + s->n_maps : 0;
 }
 
 void qtrace_symbols_image(const struct qtrace_symbols *s, size_t i,
                           struct qtrace_image *out)
 {
-    const struct mapping *m = &s->maps[i];
+    const struct mapping *m = i < s->n_user ? &s->user[i]
+                                            : &s->maps[i - s->n_user];
 
     out->path = m->file->path;
     out->start = m->start;

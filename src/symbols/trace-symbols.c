@@ -12,6 +12,7 @@
 
 #include "qtrace/reader.h"
 #include "qtrace/symbols.h"
+#include "user-file.h"
 
 /* image_map's arguments in the trace's own catalog. */
 struct map_args {
@@ -99,9 +100,9 @@ int qtrace_symbols_load_trace(struct qtrace_symbols *s,
     struct qtrace_err err = { "" };
     struct qtrace_record rec;
     struct map_args m;
-    int ret = 0;
+    int ret = extra_files_place(s);
 
-    if (find_map_args(&m, qtrace_reader_catalog(rd))) {
+    if (ret == 0 && find_map_args(&m, qtrace_reader_catalog(rd))) {
         uint64_t want[QTRACE_MAX_EVENTS / 64] = { 0 };
 
         /* Only the chunks with image_map records: the index says which. */

@@ -13,8 +13,11 @@
  *   exit      value 20 to port 0xf4: status 41
  *
  * The image is mapped at 0xffff0000; its code runs with CS base
- * 0xffff0000, so it is linked at 0 and its jumps are relative. DS is 0:
- * data addresses are physical (RAM).
+ * 0xffff0000 and its jumps are relative, so the same bytes come out
+ * linked at 0 or at 0xffff0000. The build links it at 0xffff0000 as
+ * boot-x86.elf (the symbols _start, loop, halt, reset at the addresses
+ * QEMU reports for them) and copies its code into the flat image. DS is
+ * 0: data addresses are physical (RAM).
  */
     .code16
     .text
@@ -23,21 +26,22 @@ _start:
     xor     %ax, %ax
     mov     %ax, %ds                /* data at physical addresses */
     mov     $100, %cx               /* iteration count */
-    jmp     .Lloop                  /* end the set-up block */
-.Lloop:
+    jmp     loop                    /* end the set-up block */
+loop:
     mov     0x1000, %dx             /* load 2 bytes */
     add     %dx, %ax
     mov     %ax, 0x1008             /* store 2 bytes */
     dec     %cx
-    jnz     .Lloop
+    jnz     loop
 
     movb    %al, 0x1010             /* store 1 byte */
     mov     $20, %al
     out     %al, $0xf4              /* isa-debug-exit: QEMU exits, 41 */
-.Lhalt:
+halt:
     hlt
-    jmp     .Lhalt
+    jmp     halt
 
     .org    0xfff0                  /* the reset vector, 0xfffffff0 */
+reset:
     jmp     _start
     .org    0x10000                 /* 64 KiB: QEMU's size for a BIOS */
