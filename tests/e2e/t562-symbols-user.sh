@@ -37,7 +37,7 @@ name_at() {
 }
 
 "$QTRACE" dump -e func_entry --symbols "$GUEST" "$T" > "$WORK/named"
-bad_plain= bad_named= n=0
+bad_plain='' bad_named='' n=0
 for f in $FUNCS; do
     addr=$(awk -v f="$f" '$3 == f && $2 ~ /^[tT]$/ { print "0x" $1 }' \
            "$WORK/nm" | sed 's/0x0*/0x/')
