@@ -68,6 +68,7 @@ static int parse_opts(int argc, char **argv, struct convert_opts *opts)
     int c;
 
     optind = 1;
+    guest_syms_options_reset();
     while ((c = getopt_long(argc, argv, "+:t:fh", long_opts, NULL)) != -1) {
         switch (c) {
         case 't':

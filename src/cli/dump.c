@@ -141,6 +141,7 @@ static int parse_opts(int argc, char **argv, struct dump_opts *opts)
     int c;
 
     opterr = 0;
+    guest_syms_options_reset();
     while ((c = getopt_long(argc, argv, ":e:h", long_opts, NULL)) != -1) {
         switch (c) {
         case 'e':

@@ -23,6 +23,11 @@ int guest_syms_option(const char *cmd, const char *spec)
     return CLI_OK;
 }
 
+void guest_syms_options_reset(void)
+{
+    qtrace_symbols_extra_clear();
+}
+
 struct qtrace_symbols *guest_syms_load(struct qtrace_reader *rd,
                                        const char *cmd)
 {

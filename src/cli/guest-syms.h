@@ -23,6 +23,13 @@
  */
 int guest_syms_option(const char *cmd, const char *spec);
 
+/*
+ * Forget the --symbols files of an earlier command run in this process
+ * (tests and the fuzzer call commands in-process): called before
+ * parsing a command's options.
+ */
+void guest_syms_options_reset(void);
+
 /* The help line of --symbols, shared by the commands that take it. */
 #define GUEST_SYMS_HELP \
     "      --symbols=FILE[@ADDR]\n" \

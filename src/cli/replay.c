@@ -130,6 +130,7 @@ static int parse_opts(int argc, char **argv, struct replay_opts *opts)
     int c, ret = CLI_OK;
 
     optind = 1;
+    guest_syms_options_reset();
     while (ret == CLI_OK &&
            (c = getopt_long(argc, argv, "+:F:N:D:h", long_opts, NULL)) != -1) {
         switch (c) {

@@ -78,6 +78,7 @@ static int parse_opts(int argc, char **argv, struct report_opts *opts)
     long_opts[n] = (struct option){ NULL, 0, NULL, 0 };
 
     optind = 1;
+    guest_syms_options_reset();
     while ((c = getopt_long(argc, argv, "+:h", long_opts, &idx)) != -1) {
         if (c == 0) {
             opts->want[idx] = true;
