@@ -5,7 +5,8 @@
  * from the program's ELF header (libelf); the plugin does the recording.
  * Before QEMU runs: PROGRAM found in PATH, -e checked against the plugin's
  * catalog, a cross sysroot found (sysroot.c); after: the summary line
- * (record-summary.c).
+ * (record-summary.c). With --system, a machine under qemu-system-<arch>
+ * instead (record-system.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,6 +31,7 @@
 #include "qtrace/arch.h"
 #include "record-events.h"
 #include "record-summary.h"
+#include "record-system.h"
 #include "record-verdict.h"
 #include "sysroot.h"
 #include "../plugin/window.h"
@@ -51,11 +53,15 @@ struct record_opts {
     bool instr_seen;                /* an --instr came before */
     bool ctl;                       /* --ctl: a control socket */
     const char *ctl_path;           /* --ctl=PATH, NULL: OUTPUT.ctl */
-    char **program;                 /* PROGRAM and its ARGS, NULL-ended */
+    char **program;                 /* PROGRAM and its ARGS, NULL-ended;
+                                       with --system QEMU's own arguments */
+    struct record_system sys;       /* --system and its options */
 };
 
 static const char usage[] =
     "usage: qtrace record [OPTIONS] [--] PROGRAM [ARGS]\n"
+    "       qtrace record --system [OPTIONS] [-M MACHINE] [--kernel FILE]\n"
+    "                     [--initrd FILE] [--append CMDLINE] [-- QEMU_ARGS]\n"
     "\n"
     "Run PROGRAM (a Linux ELF executable of any architecture QEMU emulates)\n"
     "under qemu-<arch> with the qtrace plugin, and write its trace. A\n"
@@ -102,6 +108,18 @@ static const char usage[] =
     "                           shell would ('-cpu max' is two words);\n"
     "                           repeatable\n"
     "      --qemu=PATH          run this QEMU instead of qemu-<arch>\n"
+    "      --system             trace a whole machine under\n"
+    "                           qemu-system-<arch> (a kernel, a firmware):\n"
+    "                           QEMU_ARGS after -- are QEMU's own; exits\n"
+    "                           with QEMU's status\n"
+    "      --arch=NAME          --system: the guest architecture (default:\n"
+    "                           the kernel's, else x86_64)\n"
+    "  -M, --machine=NAME       --system: QEMU's -machine NAME\n"
+    "      --kernel=FILE        --system: QEMU's -kernel FILE (an ELF\n"
+    "                           vmlinux, a bzImage, an arm64 or RISC-V\n"
+    "                           Image)\n"
+    "      --initrd=FILE        --system: QEMU's -initrd FILE\n"
+    "      --append=CMDLINE     --system: QEMU's -append CMDLINE\n"
     "  -q, --quiet              no summary line on stderr at the end\n"
     "  -v, --verbose            print the QEMU command line on stderr\n"
     "  -h, --help               print this help and exit\n"
@@ -117,7 +135,8 @@ static const char usage[] =
 
 enum {
     OPT_QEMU = 256, OPT_BACKEND, OPT_INSTR, OPT_INSTR_ARG, OPT_CTL, OPT_RING,
-    OPT_START_AT, OPT_STOP_AFTER,
+    OPT_START_AT, OPT_STOP_AFTER, OPT_SYSTEM, OPT_ARCH, OPT_KERNEL,
+    OPT_INITRD, OPT_APPEND,
 };
 
 static const struct option long_opts[] = {
@@ -133,6 +152,12 @@ static const struct option long_opts[] = {
     { "ring", required_argument, NULL, OPT_RING },
     { "start-at", required_argument, NULL, OPT_START_AT },
     { "stop-after", required_argument, NULL, OPT_STOP_AFTER },
+    { "system", no_argument, NULL, OPT_SYSTEM },
+    { "arch", required_argument, NULL, OPT_ARCH },
+    { "machine", required_argument, NULL, 'M' },
+    { "kernel", required_argument, NULL, OPT_KERNEL },
+    { "initrd", required_argument, NULL, OPT_INITRD },
+    { "append", required_argument, NULL, OPT_APPEND },
     { "quiet", no_argument, NULL, 'q' },
     { "verbose", no_argument, NULL, 'v' },
     { "force", no_argument, NULL, 'f' },
@@ -279,6 +304,62 @@ static int add_qemu_words(struct record_opts *opts, const char *value)
     return CLI_OK;
 }
 
+/* The options of --system; true when c was one of them. */
+static bool parse_system_opt(int c, struct record_system *sys)
+{
+    switch (c) {
+    case OPT_SYSTEM:
+        sys->on = true;
+        return true;
+    case OPT_ARCH:
+        sys->arch = optarg;
+        return true;
+    case 'M':
+        sys->machine = optarg;
+        return true;
+    case OPT_KERNEL:
+        sys->kernel = optarg;
+        return true;
+    case OPT_INITRD:
+        sys->initrd = optarg;
+        return true;
+    case OPT_APPEND:
+        sys->append = optarg;
+        return true;
+    default:
+        return false;
+    }
+}
+
+/*
+ * The operands: PROGRAM and its ARGS, or with --system QEMU's own
+ * arguments (options: a bare word is most likely a kernel or a program
+ * given in the wrong place).
+ */
+static int check_operands(int argc, char **argv, struct record_opts *opts)
+{
+    const struct record_system *sys = &opts->sys;
+
+    opts->program = argv + optind;
+    if (!sys->on) {
+        if (sys->arch || sys->machine || sys->kernel || sys->initrd ||
+            sys->append) {
+            return cli_usage("record", "--arch, -M, --kernel, --initrd and "
+                             "--append need --system");
+        }
+        if (optind >= argc) {
+            return cli_usage("record", "missing PROGRAM");
+        }
+        return CLI_OK;
+    }
+    if (optind < argc && argv[optind][0] != '-') {
+        return cli_usage("record", "--system takes no PROGRAM ('%s'): a "
+                         "kernel goes in --kernel, QEMU's own arguments "
+                         "after --", argv[optind]);
+    }
+    return CLI_OK;
+}
+
 static int parse_opts(int argc, char **argv, struct record_opts *opts)
 {
     int ret = CLI_OK;
@@ -287,8 +368,11 @@ static int parse_opts(int argc, char **argv, struct record_opts *opts)
     opterr = 0;
     /* '+': stop at PROGRAM, whose own options are not ours. */
     while (ret == CLI_OK &&
-           (c = getopt_long(argc, argv, "+:e:o:O:Q:qvfh", long_opts, NULL)) !=
-           -1) {
+           (c = getopt_long(argc, argv, "+:e:o:O:Q:M:qvfh", long_opts,
+                            NULL)) != -1) {
+        if (parse_system_opt(c, &opts->sys)) {
+            continue;
+        }
         switch (c) {
         case 'e':
             ret = add_events(opts, optarg);
@@ -352,11 +436,7 @@ static int parse_opts(int argc, char **argv, struct record_opts *opts)
     if (ret != CLI_OK) {
         return ret;
     }
-    if (optind >= argc) {
-        return cli_usage("record", "missing PROGRAM");
-    }
-    opts->program = argv + optind;
-    return CLI_OK;
+    return check_operands(argc, argv, opts);
 }
 
 /* The word after "unsupported architecture (": a family name if known. */
@@ -403,7 +483,15 @@ static int check_ehdr(const char *path, Elf *elf,
     const char *name;
 
     if (elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh)) {
-        cli_error("record", "%s: not an ELF file", path);
+        const char *kind = record_system_image_kind(path, NULL);
+
+        if (kind) {
+            cli_error("record", "%s: a Linux kernel image (%s), not a "
+                      "program: trace it with 'qtrace record --system "
+                      "--kernel %s'", path, kind, path);
+        } else {
+            cli_error("record", "%s: not an ELF file", path);
+        }
         return CLI_FAIL;
     }
     if (eh.e_type != ET_EXEC && eh.e_type != ET_DYN) {
@@ -503,7 +591,10 @@ static char *search_path(const char *name)
     }
 }
 
-/* --qemu, else $QTRACE_QEMU, else qemu-<arch> from PATH. */
+/*
+ * --qemu, else $QTRACE_QEMU, else qemu-<arch> (qemu-system-<arch> with
+ * --system) from PATH.
+ */
 static int find_qemu(const struct record_opts *opts,
                      const struct qtrace_arch *arch, char **qemu)
 {
@@ -524,14 +615,16 @@ static int find_qemu(const struct record_opts *opts,
         *qemu = strdup(want);
     } else {
         if (!want) {
-            snprintf(name, sizeof(name), "qemu-%s", arch->name);
+            snprintf(name, sizeof(name), "qemu-%s%s",
+                     opts->sys.on ? "system-" : "", arch->name);
             want = name;
         }
         *qemu = search_path(want);
         if (!*qemu) {
-            cli_error("record", "%s: not found in PATH%s", want,
-                      want == name ? " (install the Debian package "
-                      "qemu-user)" : "");
+            cli_error("record", "%s: not found in PATH%s%s", want,
+                      want == name ? " (install the Debian package " : "",
+                      want != name ? "" : opts->sys.on ?
+                      "qemu-system-*)" : "qemu-user)");
             return CLI_FAIL;
         }
     }
@@ -865,6 +958,10 @@ static int prepare(const struct record_opts *opts, char **plugin,
     if (ret == CLI_OK) {
         ret = record_events_check(opts->events, *plugin);
     }
+    if (ret == CLI_OK && opts->sys.on) {
+        ret = record_system_arch(&opts->sys, &arch);
+        return ret == CLI_OK ? find_qemu(opts, arch, qemu) : ret;
+    }
     if (ret == CLI_OK) {
         ret = resolve_program(opts->program[0], l);
     }
@@ -922,10 +1019,15 @@ int cmd_record(int argc, char **argv)
         pa = (struct plugin_args){ plugin, opts.out, opts.events, opts.opts,
                                    opts.n_opts };
         plugin_arg = plugin_args_join(&pa);
-        qemu_argv = plugin_arg ? build_argv(qemu, plugin_arg, &opts, &launch)
-                               : NULL;
+        if (plugin_arg && opts.sys.on) {
+            qemu_argv = record_system_argv(qemu, plugin_arg, &opts.sys,
+                                           opts.qemu_words,
+                                           opts.n_qemu_words, opts.program);
+        } else if (plugin_arg) {
+            qemu_argv = build_argv(qemu, plugin_arg, &opts, &launch);
+        }
         if (!qemu_argv) {
-            cli_error("record", "%s: %s", opts.program[0], strerror(ENOMEM));
+            cli_error("record", "%s", strerror(ENOMEM));
             ret = CLI_FAIL;
         }
     }
