@@ -66,4 +66,20 @@ if command -v uftrace > /dev/null 2>&1; then
     check_eq "uftrace replay of convert --symbols: fact() lines" 5 \
         "$(grep -c '| *fact()' "$WORK/ureplay")"
 fi
+
+# A PIE (calls-dyn-ARCH) stripped: its file holds no load address, so
+# --symbols ORIGINAL@START_CODE places it (qtrace info's start_code).
+PIE="$GUESTS/calls-dyn-$ARCH"
+if [ -x "$PIE" ]; then
+    "${BU}objcopy" --strip-all "$PIE" "$WORK/pie"
+    "$QTRACE" record -q -e 'func_*' -o "$WORK/pie.qtr" -- "$WORK/pie" \
+        > /dev/null 2>&1
+    sc=$("$QTRACE" info "$WORK/pie.qtr" | awk '$1 == "start_code:" { print $2 }')
+    check_eq "PIE without --symbols: fact unnamed" "" \
+        "$("$QTRACE" report --functions "$WORK/pie.qtr" |
+           awk '$4 == "fact" { print $3 }')"
+    check_eq "PIE --symbols ORIGINAL@$sc: fact's calls" 5 \
+        "$("$QTRACE" report --functions --symbols "$PIE@$sc" \
+               "$WORK/pie.qtr" | awk '$4 == "fact" { print $3 }')"
+fi
 finish
