@@ -24,11 +24,15 @@
 #include "progress.h"
 #include "event-filter.h"
 #include "guest-syms.h"
+#include "line-pool.h"
 #include "mem-text.h"
 #include "qtrace/callstack.h"
 #include "qtrace/reader.h"
 #include "qtrace/syscall.h"
 #include "trace-end.h"
+
+/* print_pooled could not start its threads: print on this one. */
+#define PRINT_ALONE (-2)
 
 /* Check for a failed stdout (full disk) this often, in records. */
 #define WRITE_CHECK_EVERY 4096u
@@ -36,6 +40,7 @@
 struct dump_opts {
     const char *path;               /* trace file, required */
     char *events;                   /* -e patterns, joined with ','; owned */
+    unsigned int jobs;              /* -j: formatting threads, 0: default */
 };
 
 /* The disassembly of one instruction of a block, made when first met. */
@@ -106,11 +111,13 @@ struct dump {
     char *line;                     /* the line being built */
     size_t line_len;
     size_t line_cap;
+    bool to_pool;                   /* a worker's copy (line-pool.h) */
+    bool out_of_memory;             /* ... that lost a line so */
     char insn_buf[160];             /* an uncached disassembly */
 };
 
 static const char usage[] =
-    "usage: qtrace dump [-e PATTERNS] [--symbols FILE[@ADDR]]... FILE\n"
+    "usage: qtrace dump [-e PATTERNS] [-j N] [--symbols FILE[@ADDR]]... FILE\n"
     "\n"
     "Print every record of the trace FILE, one line each:\n"
     "  <vcpu> <time> <event> <arguments>\n"
@@ -124,6 +131,8 @@ static const char usage[] =
     "  -e, --events=PATTERNS  only events matching the glob PATTERNS\n"
     "                         (comma separated; '-PATTERN' hides; if the\n"
     "                         first hides, the rest are shown); repeatable\n"
+    "  -j, --jobs=N           format lines on N threads (default: one per\n"
+    "                         CPU; 1: on the reading thread alone)\n"
     GUEST_SYMS_HELP
     "  -h, --help             print this help and exit\n";
 
@@ -131,10 +140,27 @@ enum { OPT_SYMBOLS = 256 };
 
 static const struct option long_opts[] = {
     { "events", required_argument, NULL, 'e' },
+    { "jobs", required_argument, NULL, 'j' },
     { "symbols", required_argument, NULL, OPT_SYMBOLS },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
 };
+
+/* -j N: 1 to 64. */
+static int parse_jobs(const char *arg, unsigned int *jobs)
+{
+    char *end;
+    unsigned long n;
+
+    errno = 0;
+    n = strtoul(arg, &end, 10);
+    if (errno || end == arg || *end || arg[0] == '-' || n < 1 || n > 64) {
+        return cli_usage("dump", "-j %s: a number of threads from 1 to 64",
+                         arg);
+    }
+    *jobs = (unsigned int)n;
+    return CLI_OK;
+}
 
 static int parse_opts(int argc, char **argv, struct dump_opts *opts)
 {
@@ -142,7 +168,7 @@ static int parse_opts(int argc, char **argv, struct dump_opts *opts)
 
     opterr = 0;
     guest_syms_options_reset();
-    while ((c = getopt_long(argc, argv, ":e:h", long_opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":e:j:h", long_opts, NULL)) != -1) {
         switch (c) {
         case 'e':
             if (cli_add_events("dump", &opts->events, optarg) != CLI_OK) {
@@ -151,6 +177,11 @@ static int parse_opts(int argc, char **argv, struct dump_opts *opts)
             break;
         case OPT_SYMBOLS:
             if (guest_syms_option("dump", optarg) != CLI_OK) {
+                return CLI_USAGE;
+            }
+            break;
+        case 'j':
+            if (parse_jobs(optarg, &opts->jobs) != CLI_OK) {
                 return CLI_USAGE;
             }
             break;
@@ -436,10 +467,17 @@ static bool line_room(struct dump *d, size_t n)
     return true;
 }
 
-/* Out of memory: what is built goes out now, then the piece itself. */
+/*
+ * Out of memory: what is built goes out now, then the piece itself; a
+ * worker, whose text goes out later in order, can only give up.
+ */
 static void line_add(struct dump *d, const char *s, size_t n)
 {
     if (!line_room(d, n)) {
+        if (d->to_pool) {
+            d->out_of_memory = true;
+            return;
+        }
         fwrite_unlocked(d->line, 1, d->line_len, stdout);
         fwrite_unlocked(s, 1, n, stdout);
         d->line_len = 0;
@@ -482,6 +520,7 @@ static void line_args(struct dump *d, const struct qtrace_record *rec)
     int n;
 
     if (!line_room(d, 2)) {
+        d->out_of_memory = true;
         return;
     }
     n = qtrace_fmt_record(fmt, rec, d->line + at, d->line_cap - at);
@@ -585,9 +624,13 @@ static void print_symbol(struct dump *d, const struct qtrace_record *rec)
     line_symbol(d, qtrace_record_u64(rec, (unsigned)field), with_off);
 }
 
-static void print_record(struct dump *d, const struct qtrace_record *rec)
+/*
+ * Append rec's line to d->line; insn is the disassembly of an exec_insn
+ * record when the reading thread made it (dump -j), else NULL.
+ */
+static void build_line(struct dump *d, const struct qtrace_record *rec,
+                       const char *insn)
 {
-    d->line_len = 0;
     /* Translations belong to no vCPU: "-" in the vCPU column. */
     if (rec->vcpu == QTRACE_VCPU_NONE) {
         line_add(d, "- ", 2);
@@ -604,7 +647,7 @@ static void print_record(struct dump *d, const struct qtrace_record *rec)
     if (rec->ev == d->args.exec_insn) {
         line_lit(d, " | ");
         if (d->dis) {
-            line_str(d, insn_text(d, rec));
+            line_str(d, insn ? insn : insn_text(d, rec));
         } else {
             line_lit(d, "(no disassembler for ");
             line_str(d, d->arch);
@@ -618,7 +661,152 @@ static void print_record(struct dump *d, const struct qtrace_record *rec)
         print_syscall(d, rec);
     }
     line_lit(d, "\n");
+}
+
+static void print_record(struct dump *d, const struct qtrace_record *rec)
+{
+    d->line_len = 0;
+    build_line(d, rec, NULL);
     fwrite_unlocked(d->line, 1, d->line_len, stdout);
+}
+
+/*
+ * A worker's lines (line-pool.h): ctx is the worker's copy of the dump,
+ * which shares every table but the line and the symbol cache.
+ */
+static bool format_batch(void *ctx, const struct qtrace_record *recs,
+                         const char *const *notes, size_t n,
+                         struct line_out *out)
+{
+    struct dump *w = ctx;
+    size_t i;
+
+    if (!line_out_room(out, 256)) {
+        return false;
+    }
+    w->line = out->buf;
+    w->line_len = out->len;
+    w->line_cap = out->cap;
+    w->out_of_memory = false;
+    for (i = 0; i < n; i++) {
+        build_line(w, &recs[i], notes[i]);
+    }
+    out->buf = w->line;
+    out->len = w->line_len;
+    out->cap = w->line_cap;
+    return !w->out_of_memory;
+}
+
+/* The workers' copies of d, or NULL when out of memory. */
+static struct dump *new_workers(const struct dump *d, unsigned int n)
+{
+    struct dump *w = calloc(n, sizeof(*w));
+    unsigned int i;
+
+    for (i = 0; w && i < n; i++) {
+        w[i] = *d;
+        w[i].line = NULL;
+        w[i].line_len = 0;
+        w[i].line_cap = 0;
+        w[i].to_pool = true;
+        w[i].sym_cache = d->sym_cache ?
+                         calloc(SYM_CACHE_SLOTS, sizeof(*w[i].sym_cache)) :
+                         NULL;
+        if (d->sym_cache && !w[i].sym_cache) {
+            while (i--) {
+                free(w[i].sym_cache);
+            }
+            free(w);
+            return NULL;
+        }
+    }
+    return w;
+}
+
+static void free_workers(struct dump *w, unsigned int n)
+{
+    unsigned int i;
+
+    for (i = 0; w && i < n; i++) {
+        free(w[i].sym_cache);
+    }
+    free(w);
+}
+
+/*
+ * The reading thread reads and copies the records shown; the pool's
+ * workers format them and the reading thread writes their lines in
+ * order. Returns the reader's last status (qtrace_reader_next), or 2
+ * when writing or formatting failed.
+ */
+static int read_into_pool(struct dump *d, struct line_pool *pool,
+                          struct qtrace_err *err)
+{
+    struct qtrace_record rec;
+    const char *insn;
+    int ret;
+
+    while ((ret = qtrace_reader_next(d->rd, &rec, err)) > 0) {
+        if (d->keep_blocks && rec.ev == d->args.tb_trans &&
+            !add_block(d, &rec, err)) {
+            char why[sizeof(err->msg)];
+
+            memcpy(why, err->msg, sizeof(why));
+            qtrace_err_set(err, "chunk %" PRIu64 ": %s", rec.chunk_seq, why);
+            line_pool_finish(pool);
+            return -1;
+        }
+        if (!event_filter_has(&d->filter, rec.ev->id)) {
+            continue;
+        }
+        /* The blocks and their caches stay on this thread. */
+        insn = rec.ev == d->args.exec_insn && d->dis ? insn_text(d, &rec)
+                                                     : NULL;
+        if (!line_pool_add(pool, &rec, insn)) {
+            line_pool_finish(pool);
+            return 2;
+        }
+    }
+    return line_pool_finish(pool) ? ret : 2;
+}
+
+/*
+ * Print on n worker threads (dump -j); exec_insn records carry their
+ * disassembly, made on this thread, which keeps the blocks. The status
+ * of print_records, or PRINT_ALONE when the threads cannot be had.
+ */
+static int print_pooled(struct dump *d, unsigned int n)
+{
+    struct dump *w = new_workers(d, n);
+    void *ctxs[64];
+    struct line_pool *pool;
+    struct qtrace_err err;
+    unsigned int i;
+    int ret;
+
+    for (i = 0; w && i < n; i++) {
+        ctxs[i] = &w[i];
+    }
+    pool = w ? line_pool_new(n, ctxs, format_batch, stdout) : NULL;
+    if (!pool) {
+        free_workers(w, n);
+        return PRINT_ALONE;
+    }
+    ret = read_into_pool(d, pool, &err);
+    free_workers(w, n);
+    if (ret == 2) {
+        fflush(stdout);
+        if (!ferror(stdout)) {
+            cli_error("dump", "%s: out of memory", d->path);
+        }
+        return CLI_FAIL;    /* a lost stdout is reported by main.c */
+    }
+    if (ret < 0) {
+        fflush(stdout);
+        cli_error("dump", "%s: %s", d->path, err.msg);
+        return CLI_FAIL;
+    }
+    return trace_end_check("dump", d->path, d->rd);
 }
 
 /*
@@ -796,7 +984,13 @@ int cmd_dump(int argc, char **argv)
         ret = select_shown(&d);
     }
     if (ret == CLI_OK) {
-        ret = print_records(&d);
+        unsigned int jobs = opts.jobs ? opts.jobs :
+                            line_pool_default_workers();
+
+        ret = jobs > 1 ? print_pooled(&d, jobs) : PRINT_ALONE;
+        if (ret == PRINT_ALONE) {
+            ret = print_records(&d);
+        }
     }
     close_dump(&d);
     free(opts.events);
