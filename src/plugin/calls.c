@@ -72,6 +72,7 @@ static struct {
     bool instr_exit;                /* ... for exits */
     bool entry_out;                 /* want_entry || instr_entry */
     bool exit_out;                  /* want_exit || instr_exit */
+    bool note_at_start;             /* branches noted by their block */
     pthread_mutex_t sites_lock;     /* return-site set, translation time */
     uint64_t *sites;                /* open addressing, 0 = empty */
     size_t sites_cap;               /* a power of two */
@@ -105,8 +106,8 @@ emit_func(struct calls_vcpu *cv, uint16_t id, uint64_t pc, uint64_t other,
     struct qtrace_ev_func_entry *r;
 
     if (cv->vb->pack && kind < PK_FUNC_KINDS) {
-        pack_func(cv->vb->pack, cv->vb, id == QTRACE_EV_FUNC_EXIT, kind,
-                  time, pc, other, depth);
+        pack_func(cv->vb, id == QTRACE_EV_FUNC_EXIT, kind, time, pc, other,
+                  depth);
         return;
     }
     r = vbuf_record(cv->vb, sizeof(*r));
@@ -399,6 +400,32 @@ static void leave_marks(struct calls_hot *hot, const struct tb_info *tb,
 }
 
 /*
+ * The branch the previous block noted at its start (calls_tb_start),
+ * into cv's pending branch; true unless that block did not reach it:
+ * QEMU restarted it inside (a write to a page of translated code, a
+ * fault it handled), which the next start inside the block tells. A
+ * restart at the block's first instruction cannot be told from a call
+ * to it and is taken as the branch (docs/calls.md).
+ */
+static bool take_noted_branch(struct calls_vcpu *cv, uint64_t pc)
+{
+    const struct tb_info *b = cv->hot->branch_tb;
+
+    if (!b) {
+        return true;            /* noted by the instruction's callback */
+    }
+    cv->hot->branch_tb = NULL;
+    if (pc - b->pc - 1 < (uint64_t)b->size - 1) {
+        return false;
+    }
+    cv->pend_class = b->flags & TB_F_ENDS_CALL ? CALLS_CALL :
+                     b->flags & TB_F_ENDS_RET ? CALLS_RET : CALLS_TAIL;
+    cv->pend_next = b->pc + b->size;
+    cv->pend_pc = cv->pend_next - b->branch_size;
+    return true;
+}
+
+/*
  * The previous block ended in an indirect jump if one ended at start. A
  * longjmp reaches setjmp's return site through the address saved in the
  * jmp_buf: with an indirect jump or a return that matched no frame
@@ -433,7 +460,7 @@ void calls_block(unsigned int vcpu, const struct tb_info *tb, uint64_t start,
             push(cv, pc, 0, 0, ENTRY_SYNTH, true, start);
         }
     }
-    if (attn & CALLS_ATTN_BRANCH) {
+    if ((attn & CALLS_ATTN_BRANCH) && take_noted_branch(cv, pc)) {
         explained = do_branch(cv, pc, start);
     } else if (cv->hot->indirect_end != start) {
         explained = true;
@@ -550,6 +577,7 @@ void calls_vcpu_start(unsigned int vcpu, struct vbuf *vb,
         }
     }
     hot->attn = 0;
+    hot->branch_tb = NULL;
     hot->indirect_end = ~0ull;
     hot->sys_tb = NULL;
     hot->sys_end = ~0ull;
@@ -738,6 +766,10 @@ void calls_tb_trans(struct qemu_plugin_tb *tb, struct tb_info *ti)
         ti->flags |= TB_F_ENDS_INDIRECT;
     } else if (cls == CALLS_SYSCALL) {
         ti->flags |= TB_F_ENDS_SYSCALL;
+    } else if (cls != CALLS_OTHER && cs.note_at_start) {
+        ti->flags |= cls == CALLS_CALL ? TB_F_ENDS_CALL :
+                     cls == CALLS_RET ? TB_F_ENDS_RET : TB_F_ENDS_TAIL;
+        ti->branch_size = last->size;
     } else if (cls != CALLS_OTHER) {
         qemu_plugin_register_vcpu_insn_exec_cb(
             qemu_plugin_tb_get_insn(tb, ti->n_insns - 1), cbs[cls],
@@ -750,8 +782,8 @@ bool calls_available(const char *target)
     return calls_abi_of(target) != NULL;
 }
 
-bool calls_setup(const char *target, bool want_entry, bool want_exit,
-                 bool instr_entry, bool instr_exit)
+bool calls_setup(const char *target, bool system_mode, bool want_entry,
+                 bool want_exit, bool instr_entry, bool instr_exit)
 {
     const struct calls_abi *abi = calls_abi_of(target);
 
@@ -765,5 +797,11 @@ bool calls_setup(const char *target, bool want_entry, bool want_exit,
     cs.instr_exit = instr_exit;
     cs.entry_out = want_entry || instr_entry;
     cs.exit_out = want_exit || instr_exit;
+    /*
+     * In system mode a block is often cut short by a fault the guest's
+     * kernel handles and its first instruction run again: there the
+     * instruction's own callback says the branch was reached.
+     */
+    cs.note_at_start = !system_mode;
     return true;
 }

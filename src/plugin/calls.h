@@ -36,6 +36,8 @@
  */
 struct calls_hot {
     uint8_t attn;                   /* CALLS_ATTN_* */
+    /* The block that noted CALLS_ATTN_BRANCH at its start, or NULL. */
+    const struct tb_info *branch_tb;
     uint64_t indirect_end;          /* end of the last indirect jump's block */
     const struct tb_info *sys_tb;   /* the last block ending in a syscall */
     uint64_t sys_end;               /* its end */
@@ -48,8 +50,8 @@ struct calls_hot {
  * (and tracks nothing) when there is no decoder for the target or
  * nothing is wanted.
  */
-bool calls_setup(const char *target, bool want_entry, bool want_exit,
-                 bool instr_entry, bool instr_exit);
+bool calls_setup(const char *target, bool system_mode, bool want_entry,
+                 bool want_exit, bool instr_entry, bool instr_exit);
 
 /* Whether there is a decoder for QEMU target `target`. */
 bool calls_available(const char *target);
@@ -148,6 +150,15 @@ static inline void calls_tb_start(struct calls_hot *hot, unsigned int vcpu,
     case CALLS_START_ANY:
         calls_block(vcpu, tb, start, end);
         break;
+    }
+    /*
+     * The block's last instruction is a call, return or tail call (user
+     * mode): note it now for the next block start, saving QEMU a
+     * callback on the instruction.
+     */
+    if (tb->flags & TB_F_ENDS_BRANCH) {
+        hot->attn |= CALLS_ATTN_BRANCH;
+        hot->branch_tb = tb;
     }
 }
 

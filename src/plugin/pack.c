@@ -25,6 +25,10 @@ struct predictor {
     uint32_t prev, prev2;           /* last two blocks */
     uint32_t run;                   /* predicted blocks not written yet */
     uint64_t staged_bytes;          /* of blocks, for the index's bits */
+    uint64_t func_time;             /* the last function packet's fields */
+    uint64_t func_pc;
+    uint64_t func_other;
+    uint32_t func_depth;
     uint32_t slot[PACKED_SLOTS];
 };
 
@@ -38,7 +42,8 @@ static struct chunk *out;
 _Static_assert(CHUNK_EVENT_WORDS * 64 == QTRACE_MAX_EVENTS,
                "chunk event bits: one per catalog id");
 _Static_assert(PACKED_MEM_MAX <= PACKET_COPY &&
-               PACKED_FUNC_MAX <= PACKET_COPY &&
+               PACKED_MEM_FULL_MAX < (STAGED_FUNC & 0xffu) &&
+               PACKET_COPY < (STAGED_FUNC & 0xffu) &&
                TBTAB_MAX_ID < STAGED_PACKET,
                "staged words: packet lengths or block ids overlap");
 
@@ -94,6 +99,10 @@ static const uint8_t *staged_item(const uint8_t *base, const uint8_t *p,
     *rec = NULL;
     if (w < STAGED_PACKET) {
         return p + STAGED_WORD;
+    }
+    if (staged_is_func(w)) {
+        return end - p >= (ptrdiff_t)STAGED_FUNC_BYTES ?
+               p + STAGED_FUNC_BYTES : NULL;
     }
     if (w != STAGED_ESCAPE) {
         p += STAGED_WORD + staged_packet_len(w);
@@ -199,6 +208,30 @@ static uint8_t *put_blocks(struct predictor *pr, const uint8_t **pp,
     pr->run = run;
     pr->staged_bytes += (uint64_t)(p - *pp);
     *pp = p;
+    return q;
+}
+
+/*
+ * The function packet of a staged function event at p (staged_is_func),
+ * each field as its difference from the stream's last function packet.
+ */
+static uint8_t *put_func(struct predictor *pr, const uint8_t *p, uint8_t *q)
+{
+    uint64_t time = load64(p + 4), pc = load64(p + 12);
+    uint64_t other = load64(p + 20);
+    uint32_t depth = load32(p + 28);
+
+    *q++ = (uint8_t)(PK_FUNC_ENTRY + (load32(p) - STAGED_FUNC));
+    q = packed_put_varint(q, packed_zigzag((int64_t)(time - pr->func_time)));
+    q = packed_put_varint(q, packed_zigzag((int64_t)(pc - pr->func_pc)));
+    q = packed_put_varint(q, packed_zigzag((int64_t)(other -
+                                                     pr->func_other)));
+    q = packed_put_varint(q, packed_zigzag((int64_t)depth -
+                                           (int64_t)pr->func_depth));
+    pr->func_time = time;
+    pr->func_pc = pc;
+    pr->func_other = other;
+    pr->func_depth = depth;
     return q;
 }
 
@@ -310,6 +343,10 @@ const struct chunk *pack_transcode(const struct chunk *in, char *why,
             if (load16(rec) == QTRACE_EV_LOST) {
                 predictor_reset(pr, in->stream);
             }
+        } else if (staged_is_func(load32(p))) {
+            seen |= packet_bit((uint8_t)(PK_FUNC_ENTRY +
+                                         (load32(p) - STAGED_FUNC)));
+            q = put_func(pr, p, q);
         } else {
             size_t len = staged_packet_len(load32(p));
 

@@ -25,6 +25,7 @@
  * bytes (memory or function) that the writer copies as it is, and
  * STAGED_ESCAPE by a record packet, both of the packed format, then zeros
  * up to the next word. The length saves the writer parsing the packet.
+ * A function event is staged unencoded (STAGED_FUNC, see pack_func).
  */
 #define STAGED_PACKET 0xffffff00u
 #define STAGED_ESCAPE 0xffffffffu
@@ -44,10 +45,6 @@ struct pack_state {
     uint64_t last_vaddr;        /* base of the next access's delta */
     uint64_t last_phys_off;     /* paddr - vaddr of the last full access */
     uint64_t block_pc;          /* pc of the last block */
-    uint64_t func_time;         /* the last function packet's fields */
-    uint64_t func_pc;
-    uint64_t func_other;
-    uint32_t func_depth;
 };
 
 /* A fresh state for a new stream (zeroed: the reader starts the same). */
@@ -246,27 +243,34 @@ static inline void pack_mem_full(struct pack_state *ps, struct vbuf *vb,
 
 /*
  * A func_entry (from = other) or func_exit (to = other) of kind below
- * PK_FUNC_KINDS, each field as its difference from the last function
- * packet's: recursion and loops of calls make most of them one byte.
+ * PK_FUNC_KINDS, staged as its fields: STAGED_FUNC plus the packet's tag
+ * offset, then time, pc and other (8 bytes each) and depth (4). The
+ * writer thread writes the packet (each field as its difference from the
+ * last function packet's), so that the vCPU only stores: in call-heavy
+ * code the varints cost the vCPU more than the shadow stack.
  */
-static inline void pack_func(struct pack_state *ps, struct vbuf *vb,
-                             bool exit, uint8_t kind, uint64_t time,
-                             uint64_t pc, uint64_t other, uint32_t depth)
-{
-    uint8_t *start = staged_packet_begin(vb, PACKED_FUNC_MAX), *p = start;
+#define STAGED_FUNC 0xfffffff0u     /* to 0xfffffff7 */
+#define STAGED_FUNC_BYTES 32u
 
-    *p++ = (uint8_t)((exit ? PK_FUNC_EXIT : PK_FUNC_ENTRY) + kind);
-    p = packed_put_varint(p, packed_zigzag((int64_t)(time - ps->func_time)));
-    p = packed_put_varint(p, packed_zigzag((int64_t)(pc - ps->func_pc)));
-    p = packed_put_varint(p, packed_zigzag((int64_t)(other -
-                                                     ps->func_other)));
-    p = packed_put_varint(p, packed_zigzag((int64_t)depth -
-                                           (int64_t)ps->func_depth));
-    ps->func_time = time;
-    ps->func_pc = pc;
-    ps->func_other = other;
-    ps->func_depth = depth;
-    staged_packet_end(vb, start, p);
+static inline bool staged_is_func(uint32_t w)
+{
+    return w >= STAGED_FUNC && w < STAGED_FUNC + 2 * PK_FUNC_KINDS;
+}
+
+static inline void pack_func(struct vbuf *vb, bool exit, uint8_t kind,
+                             uint64_t time, uint64_t pc, uint64_t other,
+                             uint32_t depth)
+{
+    uint8_t *p = vbuf_reserve(vb, STAGED_FUNC_BYTES);
+    uint32_t w = STAGED_FUNC + (exit ? PK_FUNC_KINDS : 0) + kind;
+
+    memcpy(p, &w, 4);
+    memcpy(p + 4, &time, 8);
+    memcpy(p + 12, &pc, 8);
+    memcpy(p + 20, &other, 8);
+    memcpy(p + 28, &depth, 4);
+    pack_commit(vb, p + STAGED_FUNC_BYTES);
+    vbuf_count(vb, 1);
 }
 
 /*

@@ -1219,7 +1219,7 @@ static void choose_instrumentation(void)
     qt.trace_syscall_ret = evsel_is_enabled(sel, QTRACE_EV_SYSCALL_RET);
     qt.trace_order = evsel_is_enabled(sel, QTRACE_EV_ORDER);
     /* Libraries that ask for function entries or exits get the tracker. */
-    qt.trace_calls = calls_setup(qt.target,
+    qt.trace_calls = calls_setup(qt.target, qt.system_mode,
                                  evsel_is_enabled(sel, QTRACE_EV_FUNC_ENTRY),
                                  evsel_is_enabled(sel, QTRACE_EV_FUNC_EXIT),
                                  instr_wants_func_entry(),

@@ -32,13 +32,25 @@ struct insn_info {
 #define TB_F_ENDS_SYSCALL 4u
 /* Set by calls.c: the block starts at a function's entry (its symbol). */
 #define TB_F_FUNC_ENTRY 8u
+/*
+ * Set by calls.c in user mode: the block ends with a call, a return or a
+ * tail call, which its start notes (calls_tb_start) instead of a
+ * callback on the instruction. At most one is set.
+ */
+#define TB_F_ENDS_CALL 16u
+#define TB_F_ENDS_RET 32u
+#define TB_F_ENDS_TAIL 64u
+#define TB_F_ENDS_BRANCH (TB_F_ENDS_CALL | TB_F_ENDS_RET | TB_F_ENDS_TAIL)
 
 struct tb_info {
     uint64_t pc;
     uint32_t id;                /* translation id, from 1 */
     uint32_t n_insns;
     uint32_t size;              /* code bytes */
-    uint32_t flags;             /* TB_F_*, set at translation */
+    uint16_t flags;             /* TB_F_*, set at translation */
+    /* With TB_F_ENDS_BRANCH, the last instruction's bytes: at the next
+     * block start the branch is known without touching insns[]. */
+    uint16_t branch_size;
     uint64_t count;             /* executions, QEMU 7.2 inline counter */
     struct qemu_plugin_scoreboard *counts;  /* same, QEMU 9.0+ */
     struct insn_info insns[];

@@ -24,7 +24,11 @@
 #include "unpack.h"
 
 #define STAGE_BYTES (64u << 10)
-#define STREAM 7u
+/*
+ * The stream of the test running: each test stages a new stream, as each
+ * vCPU start does, so that the writer's per-stream state starts afresh.
+ */
+static uint32_t test_stream = 7u;
 
 /* Every test fits in one chunk: a full chunk is a test failure. */
 void *vbuf_reserve_slow(struct vbuf *vb, uint32_t size)
@@ -71,6 +75,7 @@ static void stage_init(struct stage *st)
     st->vb.end = st->chunk->data + STAGE_BYTES;
     st->vb.pack = &st->ps;
     pack_reset(&st->ps);
+    test_stream++;
 }
 
 static void stage_funcs(struct stage *st)
@@ -80,7 +85,7 @@ static void stage_funcs(struct stage *st)
     for (i = 0; i < N_FUNCS; i++) {
         const struct func *f = &funcs[i];
 
-        pack_func(&st->ps, &st->vb, f->exit, f->kind, f->time, f->pc,
+        pack_func(&st->vb, f->exit, f->kind, f->time, f->pc,
                   f->other, f->depth);
     }
 }
@@ -108,7 +113,7 @@ static const struct chunk *stage_pack(struct stage *st)
     st->chunk->len = (uint32_t)(st->vb.pos - st->chunk->data);
     st->chunk->flags = CHUNK_STAGED;
     st->chunk->vcpu = 0;
-    st->chunk->stream = STREAM;
+    st->chunk->stream = test_stream;
     out = pack_transcode(st->chunk, why, sizeof(why));
     if (!out) {
         fail_msg("pack_transcode: %s", why);
@@ -172,7 +177,7 @@ static void expect_funcs_drop_funcs(const struct chunk *c)
     int ret;
 
     assert_int_equal(unpack_init(&u, load_catalog(), NULL), 0);
-    assert_int_equal(unpack_begin(&u, STREAM, why, sizeof(why)), 0);
+    assert_int_equal(unpack_begin(&u, test_stream, why, sizeof(why)), 0);
     while ((ret = unpack_next(&u, c->data, &p, end, &rec, &avail, why,
                               sizeof(why))) > 0) {
         if (ret == 2) {
@@ -215,9 +220,9 @@ static void test_func_small(void **state)
 
     (void)state;
     stage_init(&st);
-    pack_func(&st.ps, &st.vb, false, 0, 1000, 0x7f0000401000ull,
+    pack_func(&st.vb, false, 0, 1000, 0x7f0000401000ull,
               0x7f0000400500ull, 10);
-    pack_func(&st.ps, &st.vb, true, 0, 1010, 0x7f0000401000ull,
+    pack_func(&st.vb, true, 0, 1010, 0x7f0000401000ull,
               0x7f0000400505ull, 10);
     c = stage_pack(&st);
     /*
@@ -271,7 +276,7 @@ static void test_func_cut(void **state)
 
     (void)state;
     stage_init(&st);
-    pack_func(&st.ps, &st.vb, true, 3, INT64_MAX, INT64_MAX, INT64_MAX,
+    pack_func(&st.vb, true, 3, INT64_MAX, INT64_MAX, INT64_MAX,
               INT32_MAX);
     c = stage_pack(&st);
     assert_int_equal(c->len, PACKED_FUNC_MAX);
@@ -282,7 +287,7 @@ static void test_func_cut(void **state)
         uint64_t counts[QTRACE_EV__COUNT] = { 0 }, n = 0;
 
         assert_int_equal(unpack_init(&u, load_catalog(), NULL), 0);
-        assert_int_equal(unpack_begin(&u, STREAM, why, sizeof(why)), 0);
+        assert_int_equal(unpack_begin(&u, test_stream, why, sizeof(why)), 0);
         assert_int_equal(unpack_next(&u, c->data, &p, c->data + len, &rec,
                                      &avail, why, sizeof(why)), -1);
         assert_non_null(strstr(why, "cut"));
@@ -312,11 +317,11 @@ static void test_func_unknown_event(void **state)
     (void)state;
     assert_int_equal(qtrace_catalog_parse(&cat, text, &err), 0);
     stage_init(&st);
-    pack_func(&st.ps, &st.vb, false, 0, 1, 2, 3, 4);
+    pack_func(&st.vb, false, 0, 1, 2, 3, 4);
     c = stage_pack(&st);
     p = c->data;
     assert_int_equal(unpack_init(&u, &cat, NULL), 0);
-    assert_int_equal(unpack_begin(&u, STREAM, why, sizeof(why)), 0);
+    assert_int_equal(unpack_begin(&u, test_stream, why, sizeof(why)), 0);
     assert_int_equal(unpack_next(&u, c->data, &p, c->data + c->len, &rec,
                                  &avail, why, sizeof(why)), -1);
     assert_non_null(strstr(why, "func_entry"));
