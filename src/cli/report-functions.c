@@ -30,6 +30,8 @@
 #include "report.h"
 
 struct func_stat {
+    uint32_t id;                    /* dense, from 0: index of per-stream
+                                       counts */
     const char *name;               /* the key: "NAME\x1fMODULE", owned */
     size_t name_len;                /* NAME's length */
     const char *module;             /* the image's base name, or "" */
@@ -45,12 +47,31 @@ struct stub_carry {
     uint32_t depth;
 };
 
+/*
+ * Growable arrays of one stream's counts, indexed by a function's id or
+ * a frame's depth: a hash table per call and return was most of a
+ * report's time.
+ */
+struct counts {
+    uint64_t *v;
+    size_t n;
+};
+
 struct fstream {
     uint64_t last_time;
     struct qtrace_callstack cs;
-    GHashTable *active;             /* name -> its open frames */
+    struct counts active;           /* by func_stat id: its open frames */
     struct stub_carry pending;
-    GHashTable *carried;            /* depth -> stub time of that frame */
+    struct counts carried;          /* by depth: stub time of that frame */
+};
+
+/* The stat of a pc, and whether it is a PLT stub, as last looked up. */
+#define PC_CACHE_SLOTS 4096u
+
+struct pc_slot {
+    uint64_t pc;
+    struct func_stat *fs;           /* NULL: empty */
+    bool stub;
 };
 
 struct freport {
@@ -61,16 +82,50 @@ struct freport {
     GHashTable *funcs;              /* name -> struct func_stat */
     GHashTable *streams;            /* stream id -> struct fstream */
     struct fstream *cur;
+    uint32_t cur_id;                /* cur's stream id */
+    uint32_t n_funcs;               /* func_stat ids given */
+    struct pc_slot *pc_cache;       /* PC_CACHE_SLOTS */
     bool oom;
 };
+
+/* The count at i, 0 past the end. */
+static uint64_t counts_get(const struct counts *c, size_t i)
+{
+    return i < c->n ? c->v[i] : 0;
+}
+
+/* Set the count at i, growing the array; false when out of memory. */
+static bool counts_set(struct counts *c, size_t i, uint64_t v)
+{
+    if (i >= c->n) {
+        size_t n = c->n ? c->n : 64;
+        uint64_t *bigger;
+
+        if (v == 0) {
+            return true;
+        }
+        while (n <= i) {
+            n *= 2;
+        }
+        bigger = realloc(c->v, n * sizeof(*c->v));
+        if (!bigger) {
+            return false;
+        }
+        memset(bigger + c->n, 0, (n - c->n) * sizeof(*c->v));
+        c->v = bigger;
+        c->n = n;
+    }
+    c->v[i] = v;
+    return true;
+}
 
 static void free_fstream(void *p)
 {
     struct fstream *st = p;
 
     qtrace_callstack_fini(&st->cs);
-    g_hash_table_destroy(st->active);
-    g_hash_table_destroy(st->carried);
+    free(st->active.v);
+    free(st->carried.v);
     free(st);
 }
 
@@ -88,7 +143,7 @@ static bool is_plt_name(const char *name)
  * (fr->names), and addresses of one name in one image share one stat
  * (fr->funcs): ld.so's private fstat is not libc's.
  */
-static struct func_stat *stat_of(struct freport *fr, uint64_t pc)
+static struct func_stat *stat_lookup(struct freport *fr, uint64_t pc)
 {
     gpointer key = GSIZE_TO_POINTER(pc);
     struct func_stat *fs = g_hash_table_lookup(fr->names, key);
@@ -118,6 +173,7 @@ static struct func_stat *stat_of(struct freport *fr, uint64_t pc)
             fr->oom = true;
             return NULL;
         }
+        fs->id = fr->n_funcs++;
         fs->name = name;
         fs->name_len = len;
         fs->module = name + len + 1;
@@ -127,24 +183,36 @@ static struct func_stat *stat_of(struct freport *fr, uint64_t pc)
     return fs;
 }
 
+/* stat_lookup through a cache of recent pcs; *stub: a PLT stub's pc. */
+static struct func_stat *stat_of(struct freport *fr, uint64_t pc, bool *stub)
+{
+    struct pc_slot *slot = &fr->pc_cache[(pc ^ (pc >> 12)) &
+                                         (PC_CACHE_SLOTS - 1)];
+
+    if (slot->fs && slot->pc == pc) {
+        *stub = slot->stub;
+        return slot->fs;
+    }
+    slot->fs = stat_lookup(fr, pc);
+    slot->pc = pc;
+    slot->stub = g_hash_table_contains(fr->stubs, GSIZE_TO_POINTER(pc));
+    *stub = slot->stub;
+    return slot->fs;
+}
+
 /* One open frame of fs fewer in st. */
 static void count_active_down(struct fstream *st, struct func_stat *fs)
 {
-    gsize n = GPOINTER_TO_SIZE(g_hash_table_lookup(st->active, fs));
+    uint64_t n = counts_get(&st->active, fs->id);
 
-    if (n > 1) {
-        g_hash_table_insert(st->active, fs, GSIZE_TO_POINTER(n - 1));
-    } else {
-        g_hash_table_remove(st->active, fs);
-    }
+    counts_set(&st->active, fs->id, n > 0 ? n - 1 : 0);
 }
 
 /* One closed call of fs: dur instructions, child_time of them in callees. */
 static void count_call(struct fstream *st, struct func_stat *fs,
                        uint64_t dur, uint64_t child_time)
 {
-    bool outermost = GPOINTER_TO_SIZE(g_hash_table_lookup(st->active,
-                                                          fs)) <= 1;
+    bool outermost = counts_get(&st->active, fs->id) <= 1;
 
     count_active_down(st, fs);
     fs->calls++;
@@ -169,22 +237,25 @@ static void on_enter(void *arg, const struct qtrace_frame *f, uint32_t depth)
 {
     struct freport *fr = arg;
     struct fstream *st = fr->cur;
-    struct func_stat *fs = stat_of(fr, f->pc);
-    gsize n;
+    bool stub;
+    struct func_stat *fs = stat_of(fr, f->pc, &stub);
 
     if (!fs) {
         return;
     }
     if (st->pending.fs && st->pending.depth == depth) {
         /* The stub's successor: its call goes on in this frame. */
-        g_hash_table_insert(st->carried, GUINT_TO_POINTER(depth),
-                            GSIZE_TO_POINTER(st->pending.dur));
+        if (!counts_set(&st->carried, depth, st->pending.dur)) {
+            fr->oom = true;
+        }
         count_active_down(st, st->pending.fs);
         st->pending.fs = NULL;
     }
     settle_pending(st);
-    n = GPOINTER_TO_SIZE(g_hash_table_lookup(st->active, fs));
-    g_hash_table_insert(st->active, fs, GSIZE_TO_POINTER(n + 1));
+    if (!counts_set(&st->active, fs->id,
+                    counts_get(&st->active, fs->id) + 1)) {
+        fr->oom = true;
+    }
 }
 
 static void on_leave(void *arg, const struct qtrace_frame *f, uint32_t depth,
@@ -192,8 +263,8 @@ static void on_leave(void *arg, const struct qtrace_frame *f, uint32_t depth,
 {
     struct freport *fr = arg;
     struct fstream *st = fr->cur;
-    struct func_stat *fs = stat_of(fr, f->pc);
-    gpointer dkey = GUINT_TO_POINTER(depth);
+    bool stub;
+    struct func_stat *fs = stat_of(fr, f->pc, &stub);
     uint64_t dur = time - f->start;
 
     (void)forced;
@@ -201,10 +272,11 @@ static void on_leave(void *arg, const struct qtrace_frame *f, uint32_t depth,
         return;
     }
     settle_pending(st);
-    dur += GPOINTER_TO_SIZE(g_hash_table_lookup(st->carried, dkey));
-    g_hash_table_remove(st->carried, dkey);
-    if (g_hash_table_contains(fr->stubs, GSIZE_TO_POINTER(f->pc)) &&
-        f->child_time == 0) {
+    if (depth < st->carried.n) {
+        dur += st->carried.v[depth];
+        st->carried.v[depth] = 0;
+    }
+    if (stub && f->child_time == 0) {
         st->pending = (struct stub_carry){ fs, dur, depth };
         return;
     }
@@ -224,8 +296,6 @@ static struct fstream *stream_of(struct freport *fr, uint32_t id)
             return NULL;
         }
         qtrace_callstack_init(&st->cs);
-        st->active = g_hash_table_new(NULL, NULL);
-        st->carried = g_hash_table_new(NULL, NULL);
         g_hash_table_insert(fr->streams, GUINT_TO_POINTER(id), st);
     }
     return st;
@@ -275,7 +345,10 @@ static int collect(struct freport *fr, struct qtrace_reader *rd,
         if (rec.vcpu == QTRACE_VCPU_NONE) {
             continue;
         }
-        fr->cur = stream_of(fr, rec.stream);
+        if (!fr->cur || fr->cur_id != rec.stream) {
+            fr->cur = stream_of(fr, rec.stream);
+            fr->cur_id = rec.stream;
+        }
         if (!fr->cur ||
             qtrace_callstack_feed(&fr->cur->cs, fe, &rec, &report_ops,
                                   fr) < 0 || fr->oom) {
@@ -409,7 +482,11 @@ static int run_functions(struct qtrace_reader *rd,
     fr.funcs = g_hash_table_new_full(g_str_hash, g_str_equal, NULL,
                                      free_stat);
     fr.streams = g_hash_table_new_full(NULL, NULL, NULL, free_fstream);
-    ret = collect(&fr, rd, &fe, err);
+    fr.pc_cache = calloc(PC_CACHE_SLOTS, sizeof(*fr.pc_cache));
+    ret = fr.pc_cache ? collect(&fr, rd, &fe, err) : -ENOMEM;
+    if (ret == -ENOMEM && !fr.pc_cache) {
+        qtrace_err_set(err, "%s", strerror(ENOMEM));
+    }
     empty = g_hash_table_size(fr.funcs) == 0;
     if (ret != -ENOMEM && empty) {
         fprintf(out, "functions: none (no func_entry records; record them "
@@ -421,6 +498,7 @@ static int run_functions(struct qtrace_reader *rd,
     g_hash_table_destroy(fr.names);
     g_hash_table_destroy(fr.stubs);
     g_hash_table_destroy(fr.funcs);
+    free(fr.pc_cache);
     qtrace_symbols_free(syms);
     if (ret < 0) {
         return ret;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "qtrace/callstack.h"
+#include "record-arg.h"
 
 void qtrace_callstack_init(struct qtrace_callstack *cs)
 {
@@ -139,7 +140,8 @@ void qtrace_func_events_find(struct qtrace_func_events *fe,
 
 static uint64_t opt_arg(const struct qtrace_record *rec, int idx)
 {
-    return idx >= 0 ? qtrace_record_u64(rec, (unsigned int)idx) : 0;
+    return idx >= 0 ? (uint64_t)record_arg_value(rec, (unsigned int)idx)
+                    : 0;
 }
 
 bool qtrace_func_events_decode(const struct qtrace_func_events *fe,

@@ -17,60 +17,21 @@
 #include "digits.h"
 #include "le.h"
 #include "qtrace/reader.h"
+#include "record-arg.h"
 
 /* ---- argument access (docs/format.md, "Layout rule") ---- */
 
 
 
 
-/*
- * Integer value of argument arg, sign-extended for signed types; for STR
- * and BYTES, their length. 0 when arg or its bytes are out of range.
- */
-static int64_t arg_value(const struct qtrace_record *rec, unsigned int arg)
-{
-    const struct qtrace_arg_desc *a;
-    const uint8_t *p;
-
-    if (!rec->ev || arg >= rec->ev->n_args) {
-        return 0;
-    }
-    a = &rec->ev->args[arg];
-    if ((uint32_t)a->offset + a->size > rec->size) {
-        return 0;
-    }
-    p = rec->data + a->offset;
-    switch (a->type) {
-    case QTRACE_ARG_U8:
-    case QTRACE_ARG_BOOL:
-        return p[0];
-    case QTRACE_ARG_I8:
-        return (int8_t)p[0];
-    case QTRACE_ARG_U16:
-    case QTRACE_ARG_STR:
-    case QTRACE_ARG_BYTES:
-        return load16(p);
-    case QTRACE_ARG_I16:
-        return (int16_t)load16(p);
-    case QTRACE_ARG_U32:
-        return load32(p);
-    case QTRACE_ARG_I32:
-        return (int32_t)load32(p);
-    case QTRACE_ARG_U64:
-    case QTRACE_ARG_I64:
-        return (int64_t)load64(p);
-    }
-    return 0;
-}
-
 uint64_t qtrace_record_u64(const struct qtrace_record *rec, unsigned int arg)
 {
-    return (uint64_t)arg_value(rec, arg);
+    return (uint64_t)record_arg_value(rec, arg);
 }
 
 int64_t qtrace_record_i64(const struct qtrace_record *rec, unsigned int arg)
 {
-    return arg_value(rec, arg);
+    return record_arg_value(rec, arg);
 }
 
 const uint8_t *qtrace_record_bytes(const struct qtrace_record *rec,
@@ -91,10 +52,10 @@ const uint8_t *qtrace_record_bytes(const struct qtrace_record *rec,
     for (i = 0; i < arg; i++) {
         if (ev->args[i].type == QTRACE_ARG_STR ||
             ev->args[i].type == QTRACE_ARG_BYTES) {
-            start += (uint32_t)arg_value(rec, i);
+            start += (uint32_t)record_arg_value(rec, i);
         }
     }
-    n = (uint32_t)arg_value(rec, arg);
+    n = (uint32_t)record_arg_value(rec, arg);
     if (start + n > rec->size) {
         return NULL;
     }
