@@ -56,7 +56,7 @@ void record_summary_print(const struct record_summary *s,
                           const struct record_verdict *v)
 {
     struct stat st;
-    char size[32], insns[64] = "";
+    char size[32], insns[64] = "", ring[64] = "";
 
     if (is_unwritten(s) || stat(s->path, &st) < 0) {
         return;
@@ -72,6 +72,12 @@ void record_summary_print(const struct record_summary *s,
         snprintf(insns, sizeof(insns), "%" PRIu64 " instructions, ",
                  v->insns);
     }
+    if (v->has_ring) {
+        /* Given up by the flight recorder on purpose: not lost. */
+        snprintf(ring, sizeof(ring), ", %" PRIu64 " left out by the ring",
+                 v->ring_dropped);
+    }
     cli_error("record", "%s%" PRIu64 " records, %s, %" PRIu64
-              " lost -> %s", insns, v->records, size, v->lost, s->path);
+              " lost%s -> %s", insns, v->records, size, v->lost, ring,
+              s->path);
 }

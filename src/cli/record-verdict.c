@@ -72,6 +72,8 @@ void record_verdict_read(const char *path, struct record_verdict *v)
     v->bytes = get_u64(&kv, "bytes");
     v->lost = get_u64(&kv, "lost");
     v->failed_outputs = get_u64(&kv, "failed_outputs");
+    v->has_ring = kv_get(&kv, "ring_dropped") != NULL;
+    v->ring_dropped = get_u64(&kv, "ring_dropped");
     v->has_insns = kv_get(&kv, "insns") != NULL;
     v->insns = get_u64(&kv, "insns");
     kv_fini(&kv);

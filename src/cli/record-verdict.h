@@ -21,6 +21,8 @@ struct record_verdict {
     uint64_t bytes;                 /* DATA payload bytes, uncompressed */
     uint64_t lost;                  /* records dropped */
     uint64_t failed_outputs;        /* outputs whose writing failed */
+    bool has_ring;                  /* the plugin ran with ring= */
+    uint64_t ring_dropped;          /* records the rings gave up */
     bool has_insns;                 /* the plugin counted instructions */
     uint64_t insns;                 /* guest instructions of the run */
 };

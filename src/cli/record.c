@@ -34,7 +34,7 @@
 #include "record-system.h"
 #include "record-verdict.h"
 #include "sysroot.h"
-#include "../plugin/window.h"
+#include "../plugin/window/window.h"
 
 #define DEFAULT_OUT "qtrace.qtr"
 
@@ -98,12 +98,19 @@ static const char usage[] =
     "                           OUTPUT.ctl) while PROGRAM runs, for\n"
     "                           'qtrace ctl' (-O ctl=SOCKET)\n"
     "      --start-at=WHEN      record each vCPU from the block holding\n"
-    "                           its instruction N+1 (WHEN a count N), or\n"
+    "                           its instruction N+1 (WHEN a count N),\n"
     "                           from its first block holding 0xADDRESS\n"
-    "                           or the program's SYMBOL (-O start-at=)\n"
+    "                           or the program's SYMBOL, or from each\n"
+    "                           start marker (marker) (-O start-at=)\n"
+    "      --stop-at=WHEN       stop recording each vCPU at its first\n"
+    "                           block holding 0xADDRESS or SYMBOL, or at\n"
+    "                           each stop marker (-O stop-at=)\n"
     "      --stop-after=N       stop recording each vCPU at its first\n"
     "                           block N instructions or more after its\n"
     "                           window opened (-O stop-after=N)\n"
+    "      --snapshot-at=WHEN   with --ring: write the rings at each\n"
+    "                           block holding 0xADDRESS or SYMBOL, or at\n"
+    "                           each snapshot marker (-O snapshot-at=)\n"
     "  -Q, --qemu-opt=OPTS      pass OPTS to QEMU, split into words as a\n"
     "                           shell would ('-cpu max' is two words);\n"
     "                           repeatable\n"
@@ -135,7 +142,7 @@ static const char usage[] =
 
 enum {
     OPT_QEMU = 256, OPT_BACKEND, OPT_INSTR, OPT_INSTR_ARG, OPT_CTL, OPT_RING,
-    OPT_START_AT, OPT_STOP_AFTER, OPT_SYSTEM, OPT_ARCH, OPT_KERNEL,
+    OPT_START_AT, OPT_STOP_AT, OPT_STOP_AFTER, OPT_SNAPSHOT_AT, OPT_SYSTEM, OPT_ARCH, OPT_KERNEL,
     OPT_INITRD, OPT_APPEND,
 };
 
@@ -151,7 +158,9 @@ static const struct option long_opts[] = {
     { "ctl", optional_argument, NULL, OPT_CTL },
     { "ring", required_argument, NULL, OPT_RING },
     { "start-at", required_argument, NULL, OPT_START_AT },
+    { "stop-at", required_argument, NULL, OPT_STOP_AT },
     { "stop-after", required_argument, NULL, OPT_STOP_AFTER },
+    { "snapshot-at", required_argument, NULL, OPT_SNAPSHOT_AT },
     { "system", no_argument, NULL, OPT_SYSTEM },
     { "arch", required_argument, NULL, OPT_ARCH },
     { "machine", required_argument, NULL, 'M' },
@@ -245,19 +254,32 @@ static int add_instr(struct record_opts *opts, const char *key,
 }
 
 /*
- * --start-at=WHEN and --stop-after=N: the plugin's options of the same
- * names, checked here by the plugin's own parser so that a bad value is
- * one usage line before QEMU starts.
+ * --start-at=WHEN, --stop-at=WHEN, --stop-after=N, --snapshot-at=WHEN:
+ * the plugin's options of the same names, checked here by the plugin's
+ * own parser so that a bad value is one usage line before QEMU starts.
  */
 static int add_window(struct record_opts *opts, const char *key,
                       const char *value)
 {
-    struct window_spec spec = { .has_start = false };
+    static const struct {
+        const char *key;
+        int (*parse)(struct window_spec *spec, const char *value,
+                     struct qtrace_err *err);
+    } parsers[] = {
+        { "start-at", window_parse_start },
+        { "stop-at", window_parse_stop_at },
+        { "stop-after", window_parse_stop },
+        { "snapshot-at", window_parse_snapshot_at },
+    };
+    struct window_spec spec = { .has_stop_after = false };
     struct qtrace_err err = { "" };
     char *kv;
-    int ret = strcmp(key, "start-at") == 0 ?
-              window_parse_start(&spec, value, &err) :
-              window_parse_stop(&spec, value, &err);
+    size_t i;
+    int ret;
+
+    for (i = 0; strcmp(parsers[i].key, key) != 0; i++) {
+    }
+    ret = parsers[i].parse(&spec, value, &err);
 
     window_spec_fini(&spec);
     if (ret < 0) {
@@ -414,8 +436,14 @@ static int parse_opts(int argc, char **argv, struct record_opts *opts)
         case OPT_START_AT:
             ret = add_window(opts, "start-at", optarg);
             break;
+        case OPT_STOP_AT:
+            ret = add_window(opts, "stop-at", optarg);
+            break;
         case OPT_STOP_AFTER:
             ret = add_window(opts, "stop-after", optarg);
+            break;
+        case OPT_SNAPSHOT_AT:
+            ret = add_window(opts, "snapshot-at", optarg);
             break;
         case 'q':
             opts->quiet = true;

@@ -120,6 +120,18 @@ static int parse_stop_after(struct options *opts, const char *value,
     return window_parse_stop(&opts->window, value, err);
 }
 
+static int parse_stop_at(struct options *opts, const char *value,
+                         struct qtrace_err *err)
+{
+    return window_parse_stop_at(&opts->window, value, err);
+}
+
+static int parse_snapshot_at(struct options *opts, const char *value,
+                             struct qtrace_err *err)
+{
+    return window_parse_snapshot_at(&opts->window, value, err);
+}
+
 static int parse_ifilter(struct options *opts, const char *value,
                          struct qtrace_err *err)
 {
@@ -393,12 +405,19 @@ static const struct option_desc option_table[] = {
     { "range", parse_range,
       "START-END  trace only code in [START, END) (repeatable)" },
     { "start-at", parse_start_at,
-      "N|0xADDR|SYMBOL  record each vCPU from the block holding its "
-      "instruction N+1 (from 0), or from the first block it runs that "
-      "holds ADDR or the program's SYMBOL (docs/cli.md)" },
+      "N|0xADDR|SYMBOL|marker  record each vCPU from the block holding "
+      "its instruction N+1 (from 0), from the first block it runs that "
+      "holds ADDR or the program's SYMBOL, or from each start marker "
+      "(docs/cli.md)" },
+    { "stop-at", parse_stop_at,
+      "0xADDR|SYMBOL|marker  stop recording each vCPU at the first block "
+      "it runs that holds ADDR or SYMBOL, or at each stop marker" },
     { "stop-after", parse_stop_after,
       "N          stop recording each vCPU at the first block starting N "
       "instructions or more after its window opened" },
+    { "snapshot-at", parse_snapshot_at,
+      "0xADDR|SYMBOL|marker  with ring=: write the rings at each block "
+      "holding ADDR or SYMBOL, or at each snapshot marker" },
     { "ifilter", parse_ifilter,
       "PREFIX     instructions whose disassembly starts with PREFIX" },
     { "afilter", parse_afilter, "ADDR       the instruction at ADDR" },

@@ -13,7 +13,7 @@
 
 #include "evsel.h"
 #include "filter.h"
-#include "window.h"
+#include "window/window.h"
 
 /* One instr= option and the instr-arg= values that followed it. */
 struct instr_spec {

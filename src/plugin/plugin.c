@@ -36,7 +36,7 @@
 #include "tbtab.h"
 #include "vbuf.h"
 #include "vcpu.h"
-#include "window.h"
+#include "window/window.h"
 #include "writer.h"
 
 #define MAX_SINKS 8
@@ -817,8 +817,8 @@ static void vcpu_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
     if (qt.trace_calls) {
         calls_tb_trans(tb, ti);
     }
-    if (mode == WINDOW_MODE_PENDING && tb_in_range(ti) &&
-        !window_tb_has_trigger(ti)) {
+    if (!window_tb_mark(tb, ti) && mode == WINDOW_MODE_PENDING &&
+        tb_in_range(ti)) {
         instrument_pending(tb, ti);
         drop_disas(ti);
         return;
@@ -1258,33 +1258,62 @@ static void choose_instrumentation(void)
     qt.pack_mem = qt.packed && qt.trace_exec_tb && qt.trace_mem;
 }
 
-/* A flush from a vCPU thread, issued at once (instr.h). */
-static void flush_from_vcpu(void)
+/* The first window option given, for messages. */
+static const char *window_option(const struct window_spec *spec)
 {
-    instr_runtime_request_flush();
-    instr_poll();
+    if (spec->start.how != WHEN_NONE) {
+        return "start-at=";
+    }
+    if (spec->stop.how != WHEN_NONE) {
+        return "stop-at=";
+    }
+    return spec->has_stop_after ? "stop-after=" : "snapshot-at=";
+}
+
+/* Why a control command may not arm a window later (window.h). */
+static const char *window_arm_refusal(void)
+{
+    if (qt.trace_tb_count) {
+        return "no window with tb_count recorded (its counters are "
+               "QEMU's, for the whole run)";
+    }
+    if (!qt.need_icount) {
+        return "this run counts no instructions per vCPU (record exec_tb, "
+               "or start it with a window option)";
+    }
+    return NULL;
 }
 
 /*
- * start-at=, stop-after= (window.h). Inline block counters count in
+ * start-at=, stop-at=, stop-after=, snapshot-at= (window.h); armed in
+ * any case, for the control commands. Inline block counters count in
  * QEMU's code, for every vCPU at all times: no window can cut them.
  */
 static int setup_window(struct qtrace_err *err)
 {
-    if (!window_is_set(&qt.opts.window)) {
-        return 0;
-    }
-    if (qt.trace_tb_count) {
+    const struct window_spec *spec = &qt.opts.window;
+    struct window_hooks hooks = {
+        .ask_flush = instr_runtime_request_flush,
+        .poll = instr_poll,
+        .nudge = nudge_vcpus,
+    };
+
+    if (window_is_set(spec) && qt.trace_tb_count) {
         qtrace_err_set(err, "tb_count: cannot be recorded with %s (its "
                        "counters are QEMU's, for the whole run)",
-                       qt.opts.window.has_start ? "start-at=" :
-                                                  "stop-after=");
+                       window_option(spec));
+        return -1;
+    }
+    if (spec->snap.how != WHEN_NONE && !qt.opts.ring_bytes) {
+        qtrace_err_set(err, "snapshot-at=: needs the flight recorder "
+                       "(ring=SIZE): a snapshot writes its rings");
         return -1;
     }
     /* Without the call tracker, the block callback is the same for all. */
     window_block_cb = qt.trace_calls ? NULL : pick_tb_cb(NULL);
-    window_setup(&qt.opts.window, qt.system_mode, flush_from_vcpu,
-                 window_block_cb);
+    hooks.block_cb = window_block_cb;
+    hooks.arm_refusal = window_arm_refusal();
+    window_setup(spec, qt.target, qt.system_mode, &hooks);
     return 0;
 }
 
@@ -1404,7 +1433,7 @@ static void register_callbacks(qemu_plugin_id_t id)
     qemu_plugin_register_flush_cb(id, plugin_flush);
     qemu_plugin_register_atexit_cb(id, plugin_exit, NULL);
     /* After a reset: no vCPU is in translated code (instr.h). */
-    if (ctl_events_apply(set_translated_flag)) {
+    if (ctl_events_apply(set_translated_flag) | window_quiescent()) {
         nudge_vcpus();
     }
     instr_quiescent();

@@ -114,11 +114,37 @@ struct chunk *ring_peek(uint32_t vcpu, uint32_t *found)
     return NULL;
 }
 
-struct chunk *ring_take(uint32_t vcpu)
+/* The newest chunk of r marked cut, or NULL. */
+static struct chunk *last_cut(const struct ring *r)
+{
+    struct chunk *c, *cut = NULL;
+
+    for (c = r->head; c; c = c->next) {
+        if (c->cut) {
+            cut = c;
+        }
+    }
+    return cut;
+}
+
+struct chunk *ring_take(uint32_t vcpu, bool to_cut)
 {
     struct ring *r = &rg.rings[vcpu];
-    struct chunk *all = r->head;
+    struct chunk *all = r->head, *cut = to_cut ? last_cut(r) : NULL;
 
+    if (cut && cut->next) {
+        struct chunk *c;
+
+        /* The chunks up to cut leave; the ones after it stay. */
+        for (c = all; c != cut->next; c = c->next) {
+            r->bytes -= c->len;
+            r->n--;
+            rg.n_chunks--;
+        }
+        r->head = cut->next;
+        cut->next = NULL;
+        return all;
+    }
     rg.n_chunks -= r->n;
     r->head = r->tail = NULL;
     r->bytes = 0;

@@ -36,8 +36,12 @@ struct chunk *ring_keep(struct chunk *c);
  */
 struct chunk *ring_peek(uint32_t vcpu, uint32_t *found);
 
-/* Writer thread: empty the ring of vcpu, returning its chunks as above. */
-struct chunk *ring_take(uint32_t vcpu);
+/*
+ * Writer thread: empty the ring of vcpu, returning its chunks as above;
+ * with to_cut, only up to its newest chunk marked cut, when it has one
+ * (a snapshot trigger's: what came after stays for the next snapshot).
+ */
+struct chunk *ring_take(uint32_t vcpu, bool to_cut);
 
 /* Records given up from the rings so far (END's ring_dropped=). */
 uint64_t ring_dropped(void);

@@ -40,6 +40,7 @@ static void attach(struct vbuf *vb, struct chunk *c)
     c->stream = vb->stream;
     c->flags = vb->flags;
     c->len = 0;
+    c->cut = false;
     c->gen = vbuf_state_gen(atomic_load_explicit(&vb->state,
                                                  memory_order_relaxed));
     vb->pos = c->data;
@@ -147,6 +148,20 @@ void vbuf_stop(struct vbuf *vb)
     __atomic_store_n(&vb->stopped, true, __ATOMIC_RELEASE);
 }
 
+void vbuf_handover(struct vbuf *vb)
+{
+    /* A vCPU about to cross hands its chunk over there anyway. */
+    if (!vb->chunk || vbuf_must_cross(vb)) {
+        return;
+    }
+    vb->chunk->cut = true;
+    detach(vb);
+    if (!writer_is_stopping()) {
+        attach(vb, writer_chunk_get());
+        opened(vb, 0);
+    }
+}
+
 /*
  * lossy=on and no free chunk: the records of this chunk are given up and
  * it is reused, instead of waiting for the writer.
@@ -161,7 +176,7 @@ static void drop_contents(struct vbuf *vb)
 
     vb->n_records = 0;
     vb->pos = vb->chunk->data;
-    writer_count_lost(lost);
+    writer_count_lost_vcpu(vb->vcpu, lost);
     if (vb->on_drop) {
         vb->on_drop(vb, lost);
     }
@@ -290,7 +305,7 @@ void *vbuf_reserve_slow(struct vbuf *vb, uint32_t size)
     }
     /* Room after what opened() may have put first. */
     if (!vb->chunk || !has_room(vb, size)) {
-        writer_count_lost(1);
+        writer_count_lost_vcpu(vb->vcpu, 1);
         return scratch;
     }
     p = vb->pos;

@@ -27,6 +27,8 @@ struct chunk {
     uint32_t n_records;         /* records it holds (a run counts each) */
     uint64_t insns;             /* vCPU's instructions at hand-over */
     uint32_t gen;               /* output generation (vbuf_gen) at attach */
+    bool cut;                   /* a snapshot trigger's: the snapshot of
+                                   its stream ends with it (ring.h) */
     bool has_events;            /* events is set (a packed chunk) */
     uint64_t events[CHUNK_EVENT_WORDS]; /* bit id: holds event id */
     uint8_t data[] __attribute__((aligned(8)));  /* records */
@@ -141,6 +143,12 @@ void vbuf_start(struct vbuf *vb, uint32_t vcpu, uint32_t stream,
 
 /* Hand the current chunk (even partly filled) to the writer and detach. */
 void vbuf_stop(struct vbuf *vb);
+
+/*
+ * vCPU thread: hand the current chunk over, however full, marked as
+ * cut (a snapshot trigger's), and go on in a fresh one.
+ */
+void vbuf_handover(struct vbuf *vb);
 
 /*
  * Writer thread, for a vCPU that has kept its chunk too long: its next

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,26 +49,32 @@ static bool grow_copy(size_t len)
     return true;
 }
 
-/* Keep c's tb_trans records (raw, as the translation chunk holds them). */
+/*
+ * Keep c's tb_trans and image_map records (raw, as the translation chunk
+ * holds them): what a new file needs to read on its own.
+ */
 void writer_copy_translations(const struct chunk *c)
 {
     uint32_t off = 0;
 
     while (w->keep_trans && off + sizeof(struct qtrace_rec) <= c->len) {
         struct qtrace_rec r;
+        bool keep;
 
         memcpy(&r, c->data + off, sizeof(r));
         if (r.size < sizeof(r) || off + r.size > c->len) {
             break;
         }
-        if (r.id == QTRACE_EV_TB_TRANS && !grow_copy(r.size)) {
+        keep = r.id == QTRACE_EV_TB_TRANS || r.id == QTRACE_EV_IMAGE_MAP;
+
+        if (keep && !grow_copy(r.size)) {
             /* The next file would lack them: say so once, keep writing. */
             fprintf(stderr, "qtrace: translations kept for trace-file "
                     "set: %s\n", strerror(ENOMEM));
             w->keep_trans = false;
             break;
         }
-        if (r.id == QTRACE_EV_TB_TRANS) {
+        if (keep) {
             memcpy(w->trans_copy + w->trans_copy_len, c->data + off, r.size);
             w->trans_copy_len += r.size;
         }
@@ -460,7 +467,8 @@ static void serve_snapshot(struct writer_req *req)
         return;
     }
     if (!s) {
-        writer_ring_write_all(&snap);
+        writer_ring_write_all(&snap, false);
+        w->snapshots++;
     }
     snprintf(req->text, sizeof(req->text),
              "chunks %" PRIu64 "\nrecords %" PRIu64 "\nring_dropped %" PRIu64
@@ -468,44 +476,102 @@ static void serve_snapshot(struct writer_req *req)
              ring_dropped(), pending);
 }
 
+/* The trigger's request: one queued or being served at a time. */
+static struct writer_req trigger_req;
+static atomic_bool trigger_busy;
+
+static void trigger_done(struct writer_req *req)
+{
+    (void)req;
+    atomic_store(&trigger_busy, false);
+}
+
+void writer_trigger_snapshot(void)
+{
+    bool idle = false;
+
+    if (!ring_is_on() ||
+        !atomic_compare_exchange_strong(&trigger_busy, &idle, true)) {
+        return;
+    }
+    trigger_req.kind = WRITER_REQ_TRIGGER;
+    trigger_req.path = NULL;
+    trigger_req.done = trigger_done;
+    writer_request(&trigger_req);
+}
+
+/*
+ * A snapshot trigger: as snapshot without FILE, but the triggering
+ * vCPU's ring only up to the chunk it handed over at the trigger.
+ */
+static void serve_trigger(void)
+{
+    struct writer_snapshot snap = { 0, 0 };
+
+    writer_flush_vcpus();
+    writer_flush_trans();
+    writer_ring_write_all(&snap, true);
+    w->snapshots++;
+}
+
+/* Append "key value" lines to text at *used, whole lines only. */
+static void __attribute__((format(printf, 4, 5)))
+add_lines(char *text, size_t size, size_t *used, const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+
+    if (*used >= size) {
+        return;
+    }
+    va_start(ap, fmt);
+    n = vsnprintf(text + *used, size - *used, fmt, ap);
+    va_end(ap);
+    if (n < 0 || (size_t)n >= size - *used) {
+        text[*used] = '\0';    /* cut short: leave it out */
+        *used = size;
+        return;
+    }
+    *used += (size_t)n;
+}
+
 static void serve_stats(struct writer_req *req)
 {
     double secs = (double)(flush_now_ns() - w->start_ns) / 1e9;
-    size_t used, i;
-    int n;
+    size_t used = 0, i;
+    const size_t size = sizeof(req->text);
 
     pthread_mutex_lock(&w->lock);
-    n = snprintf(req->text, sizeof(req->text),
-                 "records %" PRIu64 "\nlost %" PRIu64 "\nchunks %" PRIu64
-                 "\nbytes %" PRIu64 "\ninsns %" PRIu64 "\nseconds %.3f\n"
-                 "bytes_per_second %.0f\nbuffer_chunks %zu\n"
-                 "buffer_chunks_max %zu\nbuffer_chunks_queued %zu\n"
-                 "chunk_bytes %zu\nwriting %s\n",
-                 w->records,
-                 (uint64_t)atomic_load(&w->lost_records) - w->lost_base,
-                 w->chunks, w->bytes, req->insns, secs,
-                 secs > 0 ? (double)w->bytes / secs : 0.0, w->n_alloc,
-                 w->max_alloc, w->n_busy, w->chunk_bytes,
-                 vbuf_state_is_on() ? "on" : "off");
+    add_lines(req->text, size, &used,
+              "records %" PRIu64 "\nlost %" PRIu64 "\nchunks %" PRIu64
+              "\nbytes %" PRIu64 "\ninsns %" PRIu64 "\nseconds %.3f\n"
+              "bytes_per_second %.0f\nbuffer_chunks %zu\n"
+              "buffer_chunks_max %zu\nbuffer_chunks_queued %zu\n"
+              "chunk_bytes %zu\nwriting %s\n",
+              w->records,
+              (uint64_t)atomic_load(&w->lost_records) - w->lost_base,
+              w->chunks, w->bytes, req->insns, secs,
+              secs > 0 ? (double)w->bytes / secs : 0.0, w->n_alloc,
+              w->max_alloc, w->n_busy, w->chunk_bytes,
+              vbuf_state_is_on() ? "on" : "off");
     pthread_mutex_unlock(&w->lock);
-    used = n > 0 ? (size_t)n : 0;
-    if (ring_is_on() && used < sizeof(req->text)) {
-        n = snprintf(req->text + used, sizeof(req->text) - used,
-                     "ring_chunks %zu\nring_dropped %" PRIu64 "\n",
-                     ring_chunks(), ring_dropped());
-        used += n > 0 ? (size_t)n : 0;
+    if (ring_is_on()) {
+        add_lines(req->text, size, &used, "ring_chunks %zu\nring_dropped %"
+                  PRIu64 "\nsnapshots %" PRIu64 "\n", ring_chunks(),
+                  ring_dropped(), w->snapshots);
     }
-    for (i = 0; i < WRITER_STATS_VCPUS && used < sizeof(req->text); i++) {
+    for (i = 0; i < WRITER_STATS_VCPUS; i++) {
         const struct writer_vcpu_stats *vs = &writer_vcpu_stats[i];
+        uint64_t lost = atomic_load(&writer_lost_vcpu[i]) - vs->lost_base;
 
-        if (!vs->chunks) {
+        if (!vs->chunks && !lost) {
             continue;
         }
-        n = snprintf(req->text + used, sizeof(req->text) - used,
-                     "vcpu%zu_stream %u\nvcpu%zu_records %" PRIu64
-                     "\nvcpu%zu_chunks %" PRIu64 "\n",
-                     i, vs->stream, i, vs->records, i, vs->chunks);
-        used += n > 0 ? (size_t)n : 0;
+        add_lines(req->text, size, &used,
+                  "vcpu%zu_stream %u\nvcpu%zu_records %" PRIu64
+                  "\nvcpu%zu_chunks %" PRIu64 "\nvcpu%zu_lost %" PRIu64
+                  "\n", i, vs->stream, i, vs->records, i, vs->chunks, i,
+                  lost);
     }
 }
 
@@ -523,6 +589,9 @@ void writer_serve_request(struct writer_req *req)
         break;
     case WRITER_REQ_SNAPSHOT:
         serve_snapshot(req);
+        break;
+    case WRITER_REQ_TRIGGER:
+        serve_trigger();
         break;
     }
     req->done(req);

@@ -48,6 +48,7 @@ struct writer_state {
     uint64_t bytes;             /* record bytes in them */
     uint64_t lost_base;         /* lost_records when this file began */
     uint64_t start_ns;          /* when this file began */
+    uint64_t snapshots;         /* ring snapshots written into the trace */
 
     bool keep_trans;            /* writer_keep_translations */
     uint8_t *trans_copy;        /* every tb_trans record written */
@@ -62,7 +63,11 @@ extern struct writer_state writer_st;
 struct writer_vcpu_stats {
     uint32_t stream;            /* the last stream seen */
     uint64_t records, chunks;   /* in the current file */
+    uint64_t lost_base;         /* lost_vcpu when this file began */
 };
+
+/* Records lost per vCPU (any thread adds), for the first vCPUs. */
+extern atomic_uint_fast64_t writer_lost_vcpu[WRITER_STATS_VCPUS];
 
 extern struct writer_vcpu_stats writer_vcpu_stats[WRITER_STATS_VCPUS];
 
@@ -105,8 +110,11 @@ struct writer_snapshot {
 /* writer-ring.c: c into its vCPU's ring (n_busy drops; takes w->lock). */
 void writer_ring_keep(struct chunk *c);
 
-/* writer-ring.c: every ring to the sinks, oldest first; rings emptied. */
-void writer_ring_write_all(struct writer_snapshot *snap);
+/*
+ * writer-ring.c: every ring to the sinks, oldest first; rings emptied,
+ * with to_cut up to their last chunk marked cut (ring_take).
+ */
+void writer_ring_write_all(struct writer_snapshot *snap, bool to_cut);
 
 /*
  * writer-ring.c: a complete trace in s (a new file sink, META written):

@@ -41,12 +41,12 @@ void writer_ring_keep(struct chunk *c)
     pthread_mutex_unlock(&w->lock);
 }
 
-void writer_ring_write_all(struct writer_snapshot *snap)
+void writer_ring_write_all(struct writer_snapshot *snap, bool to_cut)
 {
     uint32_t vcpu = 0;
 
     while (ring_peek(vcpu, &vcpu)) {
-        struct chunk *c = ring_take(vcpu);
+        struct chunk *c = ring_take(vcpu, to_cut);
         uint64_t chunks = w->chunks, records = w->records;
 
         for (struct chunk *k = c; k; k = k->next) {

@@ -192,6 +192,17 @@ void writer_count_lost(uint32_t records)
 }
 
 struct writer_vcpu_stats writer_vcpu_stats[WRITER_STATS_VCPUS];
+atomic_uint_fast64_t writer_lost_vcpu[WRITER_STATS_VCPUS];
+
+void writer_count_lost_vcpu(uint32_t vcpu, uint64_t records)
+{
+    atomic_fetch_add_explicit(&w->lost_records, records,
+                              memory_order_relaxed);
+    if (vcpu < WRITER_STATS_VCPUS) {
+        atomic_fetch_add_explicit(&writer_lost_vcpu[vcpu], records,
+                                  memory_order_relaxed);
+    }
+}
 
 void writer_count_records(const struct chunk *c)
 {
@@ -234,7 +245,8 @@ void writer_write_vcpu_chunk(const struct chunk *c)
     packed = pack_transcode(c, why, sizeof(why));
     if (!packed) {
         fprintf(stderr, "qtrace: %s: chunk not written\n", why);
-        writer_count_lost(pack_staged_records(c->data, c->len));
+        writer_count_lost_vcpu(c->vcpu,
+                               pack_staged_records(c->data, c->len));
         return;
     }
     write_to_sinks(packed);
@@ -574,8 +586,13 @@ void writer_fmt_switch_end(char *end, size_t len)
 
 void writer_file_restart(void)
 {
+    size_t i;
+
     w->records = w->chunks = w->bytes = 0;
     memset(writer_vcpu_stats, 0, sizeof(writer_vcpu_stats));
+    for (i = 0; i < WRITER_STATS_VCPUS; i++) {
+        writer_vcpu_stats[i].lost_base = atomic_load(&writer_lost_vcpu[i]);
+    }
     w->lost_base = atomic_load(&w->lost_records);
     atomic_store(&insns.total, 0);
     w->start_ns = flush_now_ns();
@@ -629,7 +646,7 @@ void writer_stop(const char *exit_reason)
         /* ring=: the last moments of the run, the exit's snapshot. */
         struct writer_snapshot snap = { 0, 0 };
 
-        writer_ring_write_all(&snap);
+        writer_ring_write_all(&snap, false);
     }
     w->started = false;
 

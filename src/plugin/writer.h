@@ -70,6 +70,9 @@ bool writer_is_behind(void);
 bool writer_is_stopping(void);
 void writer_count_lost(uint32_t records);
 
+/* The same, records of vCPU vcpu's stream (counted per vCPU too). */
+void writer_count_lost_vcpu(uint32_t vcpu, uint64_t records);
+
 /*
  * More "key=value\n" lines for the END chunk (counters of other parts of
  * the plugin); text must live until writer_stop. Called before it.
@@ -98,13 +101,14 @@ void writer_insns_add(uint64_t insns);
  * answering. FILE: the out= file is closed as a complete trace and the
  * trace goes on in path (see docs/control.md). STATS: the counters.
  * SNAPSHOT (ring=): the rings into the trace, or into the new complete
- * trace path when path is set.
+ * trace path when path is set. TRIGGER: writer_trigger_snapshot's own.
  */
 enum writer_req_kind {
     WRITER_REQ_FLUSH,
     WRITER_REQ_FILE,
     WRITER_REQ_STATS,
     WRITER_REQ_SNAPSHOT,
+    WRITER_REQ_TRIGGER,
 };
 
 struct writer_req {
@@ -112,7 +116,7 @@ struct writer_req {
     const char *path;           /* FILE: the next trace file (caller's);
                                    SNAPSHOT: a new file, NULL: none */
     uint64_t insns;             /* STATS: guest instructions so far */
-    char text[3072];            /* reply lines, "\n" ended (writer) */
+    char text[7168];            /* reply lines, "\n" ended (writer) */
     char err[256];              /* why it failed; empty: it did not */
     void (*done)(struct writer_req *req);   /* writer thread, at the end */
     struct writer_req *next;    /* writer's queue */
@@ -123,6 +127,15 @@ struct writer_req {
  * it is served, at the latest by writer_stop. req lives until then.
  */
 void writer_request(struct writer_req *req);
+
+/*
+ * vCPU thread, at a snapshot trigger (ring=, snapshot-at=): the writer
+ * writes the rings into the trace soon, each vCPU's up to its last
+ * chunk marked cut (vbuf_handover), all of the others'. A trigger while
+ * one is queued or being written adds nothing: the next snapshot has
+ * its records. Takes the writer's lock, never waits for the writing.
+ */
+void writer_trigger_snapshot(void);
 
 /*
  * Install time: keep a copy of every tb_trans record written, so that a

@@ -14,6 +14,11 @@ use_guest ctl-wait "$ARCH"
 SOCK=$WORK/c.sock
 T=$WORK/t.qtr
 
+# key_line KEY FILE: the line of FILE starting with KEY and a blank.
+key_line() {
+    awk -v k="$1" '$1 == k { print; exit }' "$2"
+}
+
 ctl_start_guest "$SOCK" "$T" ",events=syscall,start-at=1000000000000" \
     spin "$WORK/stop"
 ctl_wait_socket "$SOCK"
@@ -22,9 +27,10 @@ sleep 0.3
 check_eq "window status" 0 "$?"
 sleep 0.3
 "$QTRACE" ctl "$SOCK" window > "$WORK/w2"
-check_eq "start-at as given" "start-at 1000000000000" "$(sed -n 1p "$WORK/w1")"
-check_eq "no stop-after" "stop-after none" "$(sed -n 2p "$WORK/w1")"
-check_eq "translation counts only" "mode pending" "$(sed -n 3p "$WORK/w1")"
+check_eq "start-at as given" "start-at 1000000000000" "$(key_line start-at "$WORK/w1")"
+check_eq "no stop-after" "stop-after none" "$(key_line stop-after "$WORK/w1")"
+check_eq "no stop-at" "stop-at none" "$(key_line stop-at "$WORK/w1")"
+check_eq "translation counts only" "mode pending" "$(key_line mode "$WORK/w1")"
 check_grep "vCPU 0 pending" "^vcpu0 pending icount [0-9]+\$" "$WORK/w1"
 c1=$(awk '$1 == "vcpu0" { print $NF }' "$WORK/w1")
 c2=$(awk '$1 == "vcpu0" { print $NF }' "$WORK/w2")
@@ -52,7 +58,7 @@ ctl_start_guest "$SOCK" "$T" ",events=exec_tb,stop-after=1000000000000" \
     spin "$WORK/stop"
 ctl_wait_socket "$SOCK"
 "$QTRACE" ctl "$SOCK" window > "$WORK/w3"
-check_eq "stop-after alone: mode" "mode full" "$(sed -n 3p "$WORK/w3")"
+check_eq "stop-after alone: mode" "mode full" "$(key_line mode "$WORK/w3")"
 check_grep "stop-after alone: vCPU 0 open from 0" \
     "^vcpu0 open opened 0 stop 1000000000000 icount [0-9]+\$" "$WORK/w3"
 # stop-after from now closes it, and translation then instruments
@@ -65,9 +71,9 @@ check_eq "stop-after 0: refused" \
 check_eq "stop-after 1000: status" 0 "$?"
 sleep 0.5
 "$QTRACE" ctl "$SOCK" window > "$WORK/w4"
-check_eq "after stop-after 1000: mode" "mode done" "$(sed -n 3p "$WORK/w4")"
+check_eq "after stop-after 1000: mode" "mode done" "$(key_line mode "$WORK/w4")"
 check_eq "after stop-after 1000: stop-after" "stop-after 1000" \
-    "$(sed -n 2p "$WORK/w4")"
+    "$(key_line stop-after "$WORK/w4")"
 check_grep "after stop-after 1000: vCPU 0 closed" "^vcpu0 closed opened 0 " \
     "$WORK/w4"
 "$QTRACE" ctl "$SOCK" stop-after 5 > /dev/null 2> "$WORK/err"

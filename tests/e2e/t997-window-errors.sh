@@ -20,12 +20,12 @@ refuse() {
     rm -f "$WORK/t.qtr"
 }
 
-refuse "start-at=" "qtrace: start-at=: expected a count, 0xADDRESS or a symbol"
+refuse "start-at=" "qtrace: start-at=: expected a count, 0xADDRESS, a symbol or marker"
 refuse "start-at=12ab" \
-    "qtrace: start-at=12ab: expected a count, 0xADDRESS or a symbol"
+    "qtrace: start-at=12ab: expected a count, 0xADDRESS, a symbol or marker"
 refuse "start-at=0xfoo" \
-    "qtrace: start-at=0xfoo: expected a count, 0xADDRESS or a symbol"
-refuse "start-at=-3" "qtrace: start-at=-3: expected a count, 0xADDRESS or a symbol"
+    "qtrace: start-at=0xfoo: expected a count, 0xADDRESS, a symbol or marker"
+refuse "start-at=-3" "qtrace: start-at=-3: expected a count, 0xADDRESS, a symbol or marker"
 refuse "stop-after=0" \
     "qtrace: stop-after=0: expected a count of instructions (1 or more)"
 refuse "stop-after=-5" \
@@ -41,7 +41,7 @@ refuse "events=tb_count,start-at=10" \
     > /dev/null 2> "$WORK/err"
 check_eq "record --start-at=1x: usage status" 2 "$?"
 check_eq "record --start-at=1x: the line" \
-    "qtrace record: --start-at=1x: expected a count, 0xADDRESS or a symbol" \
+    "qtrace record: --start-at=1x: expected a count, 0xADDRESS, a symbol or marker" \
     "$(head -1 "$WORK/err")"
 check_eq "record --start-at=1x: no trace" no \
     "$([ -e "$WORK/t.qtr" ] && echo yes || echo no)"

@@ -4,7 +4,8 @@
  * keeps SIZE bytes besides its oldest chunk and gives the oldest up past
  * that, keeps at most one chunk more than SIZE needs however small its
  * chunks, counts the records of what it gives up (a staged chunk's
- * blocks by walking it) and empties one vCPU's ring at a time.
+ * blocks by walking it), empties one vCPU's ring at a time, and to a
+ * snapshot trigger gives its chunks up to the last one marked cut.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -85,7 +86,7 @@ static void test_ring_full_chunks_drop_oldest_past_size(void **state)
     assert_int_equal(found, 1);
     assert_int_equal(chain_len(kept[1]), 4);
     assert_ptr_equal(kept[1]->next->next->next, kept[4]);
-    free_chain(ring_take(1));
+    free_chain(ring_take(1, false));
     assert_null(ring_peek(0, &found));
     assert_int_equal(ring_chunks(), 0);
 }
@@ -103,7 +104,7 @@ static void test_ring_small_chunks_bounded_by_count(void **state)
     }
     assert_int_equal(ring_chunks(), 3);
     assert_int_equal(ring_dropped() - before, 17 * 3);
-    free_chain(ring_take(2));
+    free_chain(ring_take(2, false));
 }
 
 static void test_ring_staged_blocks_counted_when_dropped(void **state)
@@ -124,7 +125,7 @@ static void test_ring_staged_blocks_counted_when_dropped(void **state)
     assert_ptr_equal(ring_keep(new_chunk(3, CHUNK, 1)), c);
     free(c);
     assert_int_equal(ring_dropped() - before, 5);
-    free_chain(ring_take(3));
+    free_chain(ring_take(3, false));
 }
 
 static void test_ring_take_empties_one_vcpu(void **state)
@@ -139,12 +140,58 @@ static void test_ring_take_empties_one_vcpu(void **state)
     assert_int_equal(ring_chunks(), 3);
     assert_non_null(ring_peek(0, &found));
     assert_int_equal(found, 4);
-    free_chain(ring_take(4));
+    free_chain(ring_take(4, false));
     assert_non_null(ring_peek(0, &found));
     assert_int_equal(found, 7);
     assert_int_equal(ring_chunks(), 2);
-    free_chain(ring_take(7));
+    free_chain(ring_take(7, false));
     assert_null(ring_peek(0, &found));
+}
+
+static void test_ring_take_to_cut_keeps_later_chunks(void **state)
+{
+    struct chunk *a = new_chunk(3, 10, 1), *b = new_chunk(3, 20, 2);
+    struct chunk *c = new_chunk(3, 30, 3), *d = new_chunk(3, 40, 4);
+    struct chunk *got;
+    uint32_t found = 0;
+
+    (void)state;
+    ring_setup(4 * CHUNK, CHUNK);
+    a->cut = true;
+    b->cut = true;
+    assert_null(ring_keep(a));
+    assert_null(ring_keep(b));
+    assert_null(ring_keep(c));
+    assert_null(ring_keep(d));
+    /* Up to the newest cut, b: c and d stay, oldest first. */
+    got = ring_take(3, true);
+    assert_ptr_equal(got, a);
+    assert_int_equal(chain_len(got), 2);
+    assert_ptr_equal(got->next, b);
+    assert_null(b->next);
+    assert_int_equal(ring_chunks(), 2);
+    assert_ptr_equal(ring_peek(0, &found), c);
+    assert_int_equal(found, 3);
+    free_chain(got);
+    /* No cut left: everything, as without to_cut. */
+    got = ring_take(3, true);
+    assert_ptr_equal(got, c);
+    assert_int_equal(chain_len(got), 2);
+    assert_int_equal(ring_chunks(), 0);
+    assert_null(ring_peek(0, &found));
+    free_chain(got);
+    /* A cut at the newest chunk takes all; the ring still accepts. */
+    c = new_chunk(3, 10, 1);
+    c->cut = true;
+    assert_null(ring_keep(new_chunk(3, 10, 1)));
+    assert_null(ring_keep(c));
+    got = ring_take(3, true);
+    assert_int_equal(chain_len(got), 2);
+    assert_null(ring_peek(0, &found));
+    free_chain(got);
+    assert_null(ring_keep(new_chunk(3, 10, 1)));
+    assert_int_equal(ring_chunks(), 1);
+    free_chain(ring_take(3, false));
 }
 
 int main(void)
@@ -154,6 +201,7 @@ int main(void)
         cmocka_unit_test(test_ring_small_chunks_bounded_by_count),
         cmocka_unit_test(test_ring_staged_blocks_counted_when_dropped),
         cmocka_unit_test(test_ring_take_empties_one_vcpu),
+        cmocka_unit_test(test_ring_take_to_cut_keeps_later_chunks),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -17,7 +17,7 @@
 #include "../pack.h"
 #include "../vbuf.h"
 #include "../vcpu.h"
-#include "../window.h"
+#include "../window/window.h"
 #include "ctl-cmd.h"
 #include "ctl-line.h"
 #include "ctl-switch.h"
@@ -270,7 +270,7 @@ static void cmd_stats(struct ctl_reply *r, int argc, char **argv)
     queue_request(r, WRITER_REQ_STATS);
 }
 
-/* The tracing window (start-at=, stop-after=) and each vCPU's. */
+/* The tracing window (its triggers) and each vCPU's. */
 static void cmd_window(struct ctl_reply *r, int argc, char **argv)
 {
     char text[sizeof(r->text)];
@@ -284,28 +284,37 @@ static void cmd_window(struct ctl_reply *r, int argc, char **argv)
     reply_text(r, text);
 }
 
-/* stop-after N: every window closes N instructions from now. */
-static void cmd_stop_after(struct ctl_reply *r, int argc, char **argv)
+/*
+ * The window's triggers, each as if its option were given now:
+ * start-at WHEN, stop-at WHEN|none, snapshot-at WHEN|none, stop-after N.
+ */
+static void cmd_window_trigger(struct ctl_reply *r, int argc, char **argv)
 {
-    struct window_spec spec = { .has_start = false };
+    static const struct {
+        const char *name;
+        int (*set)(const char *value, struct qtrace_err *err);
+    } triggers[] = {
+        { "start-at", window_ctl_start_at },
+        { "stop-at", window_ctl_stop_at },
+        { "snapshot-at", window_ctl_snapshot_at },
+        { "stop-after", window_ctl_stop_after },
+    };
     struct qtrace_err err = { "" };
-    int ret;
+    size_t i;
 
+    for (i = 0; strcmp(triggers[i].name, argv[0]) != 0; i++) {
+    }
     if (argc != 2) {
-        reply_error(r, "stop-after: one count of instructions");
+        reply_error(r, "%s: expected '%s %s'", argv[0], argv[0],
+                    i == 3 ? "N" : i == 0 ? "WHEN" : "WHEN|none");
         return;
     }
-    if (window_parse_stop(&spec, argv[1], &err) < 0) {
-        reply_error(r, "stop-after: %s: %s", argv[1], err.msg);
+    if (triggers[i].set(argv[1], &err) < 0) {
+        reply_error(r, "%s", err.msg);
         return;
     }
-    ret = window_set_stop(spec.stop_after);
-    if (ret == -ENOENT) {
-        reply_error(r, "stop-after: no window in this run (it starts with "
-                    "start-at= or stop-after=)");
-    } else if (ret < 0) {
-        reply_error(r, "stop-after: every window has closed");
-    }
+    /* Recording vCPUs take their slow path soon and flush from there. */
+    ask_all_vcpus();
 }
 
 /* ---- instrumentation libraries ---- */
@@ -384,8 +393,15 @@ static const struct ctl_cmd commands[] = {
       "new trace FILE" },
     { "window", cmd_window,
       "                      the tracing window and each vCPU's state" },
-    { "stop-after", cmd_stop_after,
+    { "start-at", cmd_window_trigger,
+      "N|0xADDR|SYMBOL|marker  every window waits to open at this "
+      "trigger (N from now)" },
+    { "stop-at", cmd_window_trigger,
+      "0xADDR|SYMBOL|marker|none  every window closes at this trigger" },
+    { "stop-after", cmd_window_trigger,
       "N                 close every window N instructions from now" },
+    { "snapshot-at", cmd_window_trigger,
+      "0xADDR|SYMBOL|marker|none  ring=: write the rings at this trigger" },
     { "instr-load", cmd_instr_load,
       "PATH [ARG...]     load an instrumentation library: its id" },
     { "instr-unload", cmd_instr_unload,
