@@ -12,10 +12,19 @@
 #include "ring.h"
 #include "vcpu.h"
 
+/*
+ * A ring's chunks, oldest first. The chunks up to seal (a snapshot
+ * trigger's cut chunk, not written yet) are sealed: what comes after
+ * them never pushes them out, so that the snapshot still holds the
+ * moments before its trigger when the vCPU has run on meanwhile. Each
+ * part is bounded on its own.
+ */
 struct ring {
     struct chunk *head, *tail;  /* oldest, newest */
     size_t bytes;               /* record bytes of all its chunks */
     size_t n;                   /* chunks */
+    struct chunk *seal;         /* the newest sealed chunk, or NULL */
+    size_t seal_bytes, seal_n;  /* of the sealed chunks, head to seal */
 };
 
 static struct {
@@ -52,30 +61,59 @@ static uint64_t chunk_records(const struct chunk *c)
     return c->n_records;
 }
 
-/* Unlink the oldest chunk of r. */
-static struct chunk *pop_oldest(struct ring *r)
+/*
+ * Too much when the chunks after the oldest alone hold SIZE bytes (the
+ * oldest adds nothing the snapshot needs), or too many chunks.
+ */
+static bool over_bound(size_t n, size_t bytes, const struct chunk *oldest)
 {
-    struct chunk *c = r->head;
+    return n > 1 && (bytes - oldest->len >= rg.bytes || n > rg.max_chunks);
+}
 
-    r->head = c->next;
-    if (!r->head) {
-        r->tail = NULL;
+/* Unlink the chunk after prev (NULL: the head) of r: given up. */
+static struct chunk *unlink_after(struct ring *r, struct chunk *prev)
+{
+    struct chunk *c = prev ? prev->next : r->head;
+
+    if (prev) {
+        prev->next = c->next;
+    } else {
+        r->head = c->next;
+    }
+    if (r->tail == c) {
+        r->tail = prev;
     }
     c->next = NULL;
     r->bytes -= c->len;
     r->n--;
     rg.n_chunks--;
+    rg.dropped += chunk_records(c);
     return c;
 }
 
-/*
- * Too much when the chunks after the oldest alone hold SIZE bytes (the
- * oldest adds nothing the snapshot needs), or too many chunks.
- */
-static bool over_bound(const struct ring *r)
+/* Give up chunks beyond each part's bound, onto *gone_tail. */
+static void enforce_bounds(struct ring *r, struct chunk ***gone_tail)
 {
-    return r->n > 1 && (r->bytes - r->head->len >= rg.bytes ||
-                        r->n > rg.max_chunks);
+    struct chunk *old;
+
+    for (;;) {
+        struct chunk *first = r->seal ? r->seal->next : r->head;
+
+        if (!first || !over_bound(r->n - r->seal_n, r->bytes - r->seal_bytes,
+                                  first)) {
+            break;
+        }
+        old = unlink_after(r, r->seal);
+        **gone_tail = old;
+        *gone_tail = &old->next;
+    }
+    while (r->seal && over_bound(r->seal_n, r->seal_bytes, r->head)) {
+        r->seal_bytes -= r->head->len;
+        r->seal_n--;
+        old = unlink_after(r, NULL);
+        **gone_tail = old;
+        *gone_tail = &old->next;
+    }
 }
 
 struct chunk *ring_keep(struct chunk *c)
@@ -93,13 +131,13 @@ struct chunk *ring_keep(struct chunk *c)
     r->bytes += c->len;
     r->n++;
     rg.n_chunks++;
-    while (over_bound(r)) {
-        struct chunk *old = pop_oldest(r);
-
-        rg.dropped += chunk_records(old);
-        *gone_tail = old;
-        gone_tail = &old->next;
+    if (c->cut) {
+        /* Everything up to the cut waits for its snapshot. */
+        r->seal = c;
+        r->seal_bytes = r->bytes;
+        r->seal_n = r->n;
     }
+    enforce_bounds(r, &gone_tail);
     return gone;
 }
 
@@ -114,41 +152,29 @@ struct chunk *ring_peek(uint32_t vcpu, uint32_t *found)
     return NULL;
 }
 
-/* The newest chunk of r marked cut, or NULL. */
-static struct chunk *last_cut(const struct ring *r)
-{
-    struct chunk *c, *cut = NULL;
-
-    for (c = r->head; c; c = c->next) {
-        if (c->cut) {
-            cut = c;
-        }
-    }
-    return cut;
-}
-
 struct chunk *ring_take(uint32_t vcpu, bool to_cut)
 {
     struct ring *r = &rg.rings[vcpu];
-    struct chunk *all = r->head, *cut = to_cut ? last_cut(r) : NULL;
+    struct chunk *all = r->head, *seal = r->seal;
 
-    if (cut && cut->next) {
-        struct chunk *c;
-
-        /* The chunks up to cut leave; the ones after it stay. */
-        for (c = all; c != cut->next; c = c->next) {
-            r->bytes -= c->len;
-            r->n--;
-            rg.n_chunks--;
+    if (to_cut && seal) {
+        /* The sealed chunks leave; the ones after them stay. */
+        r->head = seal->next;
+        if (!r->head) {
+            r->tail = NULL;
         }
-        r->head = cut->next;
-        cut->next = NULL;
-        return all;
+        seal->next = NULL;
+        r->bytes -= r->seal_bytes;
+        r->n -= r->seal_n;
+        rg.n_chunks -= r->seal_n;
+    } else {
+        rg.n_chunks -= r->n;
+        r->head = r->tail = NULL;
+        r->bytes = 0;
+        r->n = 0;
     }
-    rg.n_chunks -= r->n;
-    r->head = r->tail = NULL;
-    r->bytes = 0;
-    r->n = 0;
+    r->seal = NULL;
+    r->seal_bytes = r->seal_n = 0;
     return all;
 }
 

@@ -6,7 +6,8 @@
  *   markers N   N rounds of: 300 iterations of a loop outside any
  *               window, a start marker, 100 iterations of a loop that
  *               loads and stores, a stop marker; then a snapshot marker
- *               and 50 more iterations; the sum on stdout, exit 0.
+ *               and 20 x 300 more iterations (more than a small ring
+ *               holds); the sum on stdout, exit 0.
  *
  * By construction: N start markers and N stop markers executed, in
  * that order, one snapshot marker; the loads and stores of the inner
@@ -44,7 +45,7 @@ static unsigned long __attribute__((noinline)) inside(unsigned long r)
 
 int main(int argc, char **argv)
 {
-    unsigned long n, r, sum = 0;
+    unsigned long n, r, sum = 0, tail = 0;
 
     if (argc != 2) {
         return 2;
@@ -57,7 +58,10 @@ int main(int argc, char **argv)
         qtrace_marker_stop();
     }
     qtrace_marker_snapshot();
-    sum += outside(sum) & 0xff;
+    for (r = 0; r < 20; r++) {
+        tail += outside(sum + r) & 0xff;
+    }
+    sum += tail;
     printf("%lu\n", sum);
     return 0;
 }

@@ -194,6 +194,37 @@ static void test_ring_take_to_cut_keeps_later_chunks(void **state)
     free_chain(ring_take(3, false));
 }
 
+static void test_ring_sealed_chunks_outlive_later_ones(void **state)
+{
+    struct chunk *x = new_chunk(5, CHUNK, 10), *y = new_chunk(5, 8, 1);
+    struct chunk *got, *gone;
+    uint32_t found = 0;
+    int i;
+
+    (void)state;
+    ring_setup(2 * CHUNK, CHUNK);
+    y->cut = true;
+    assert_null(ring_keep(x));
+    assert_null(ring_keep(y));
+    /* Full chunks after the cut push out each other, never x or y. */
+    for (i = 0; i < 5; i++) {
+        gone = ring_keep(new_chunk(5, CHUNK, 100));
+        assert_true(i < 2 ? gone == NULL : chain_len(gone) == 1);
+        free_chain(gone);
+    }
+    assert_int_equal(ring_chunks(), 4);
+    got = ring_take(5, true);
+    assert_ptr_equal(got, x);
+    assert_ptr_equal(got->next, y);
+    assert_null(y->next);
+    free_chain(got);
+    /* The two newest full chunks stay for the next snapshot. */
+    assert_int_equal(chain_len(ring_peek(0, &found)), 2);
+    assert_int_equal(found, 5);
+    free_chain(ring_take(5, false));
+    assert_int_equal(ring_chunks(), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -202,6 +233,7 @@ int main(void)
         cmocka_unit_test(test_ring_staged_blocks_counted_when_dropped),
         cmocka_unit_test(test_ring_take_empties_one_vcpu),
         cmocka_unit_test(test_ring_take_to_cut_keeps_later_chunks),
+        cmocka_unit_test(test_ring_sealed_chunks_outlive_later_ones),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
