@@ -48,6 +48,7 @@ struct tl_stream {
 struct name_slot {
     uint64_t addr;
     bool used;
+    bool with_off;
     char text[120];
 };
 
@@ -76,8 +77,8 @@ struct timeline {
 
 /* ---- names ---- */
 
-static void fmt_addr(const struct timeline *tl, uint64_t addr, char *buf,
-                     size_t len)
+static void fmt_addr(const struct timeline *tl, uint64_t addr,
+                     bool with_off, char *buf, size_t len)
 {
     uint64_t off = 0;
     const char *name = tl->syms ? qtrace_symbols_lookup(tl->syms, addr, &off)
@@ -85,7 +86,7 @@ static void fmt_addr(const struct timeline *tl, uint64_t addr, char *buf,
     const char *module;
 
     if (name) {
-        if (off) {
+        if (off || with_off) {
             snprintf(buf, len, "%s+0x%" PRIx64, name, off);
         } else {
             snprintf(buf, len, "%s", name);
@@ -101,11 +102,13 @@ static void fmt_addr(const struct timeline *tl, uint64_t addr, char *buf,
 }
 
 /*
- * The guest symbol of addr ("name", "name+0xOFF", "module+0xELFADDR",
+ * The guest symbol of addr as qtrace dump shows it ("name", or
+ * "name+0xOFF" also when OFF is 0 if with_off; "module+0xELFADDR",
  * "0xADDR"): blocks and functions come again and again, and a lookup
  * costs more than the rest of an event.
  */
-static const char *addr_name(struct timeline *tl, uint64_t addr)
+static const char *addr_name(struct timeline *tl, uint64_t addr,
+                             bool with_off)
 {
     struct name_slot *slot;
 
@@ -116,9 +119,10 @@ static const char *addr_name(struct timeline *tl, uint64_t addr)
         return plain;
     }
     slot = &tl->names[(addr ^ (addr >> 10)) & (NAME_CACHE_SLOTS - 1)];
-    if (!slot->used || slot->addr != addr) {
-        fmt_addr(tl, addr, slot->text, sizeof(slot->text));
+    if (!slot->used || slot->addr != addr || slot->with_off != with_off) {
+        fmt_addr(tl, addr, with_off, slot->text, sizeof(slot->text));
         slot->addr = addr;
+        slot->with_off = with_off;
         slot->used = true;
     }
     return slot->text;
@@ -261,7 +265,8 @@ static void on_enter(void *arg, const struct qtrace_frame *f, uint32_t depth)
     struct timeline_event e;
     const struct qtrace_func_rec *fr = &tl->func_rec;
 
-    event_init(&e, tl->cur->id, f->start, addr_name(tl, f->pc), "call");
+    event_init(&e, tl->cur->id, f->start, addr_name(tl, f->pc, false),
+               "call");
     add_arg(&e, "pc", TL_ARG_HEX, f->pc);
     add_arg(&e, "from", TL_ARG_HEX, f->from);
     add_arg(&e, "depth", TL_ARG_U64, depth);
@@ -373,7 +378,7 @@ static void do_instant(struct timeline *tl, const struct qtrace_record *rec,
     add_record_args(tl, &e, rec);
     if (te->pc_arg >= 0 && tl->syms) {
         add_str(&e, "func", addr_name(tl, qtrace_record_u64(
-                    rec, (unsigned int)te->pc_arg)));
+                    rec, (unsigned int)te->pc_arg), true));
     }
     tl->counts.instants++;
     emit(tl, tl->ops->instant, &e);
@@ -666,11 +671,9 @@ int timeline_check_shown(const struct timeline *tl, const char *trace_path,
         return -ENODATA;
     }
     if (n->slices == 0) {
-        fprintf(stderr, "qtrace convert: %s: no function or system call "
-                "records, %" PRIu64 " instants only (record them with -e "
-                "'func_*,syscall*'; blocks and accesses are left out "
-                "unless convert -e selects them)\n", trace_path,
-                n->instants);
+        fprintf(stderr, "qtrace convert: %s: no function call or system "
+                "call slices, %" PRIu64 " instants only (slices come from "
+                "func_* and syscall* records)\n", trace_path, n->instants);
     }
     return 0;
 }
