@@ -13,9 +13,10 @@ print what it holds as lines the end-to-end tests compare:
   calls name=N ...            begun slices of the chosen functions
   syscalls name=N ...         system call slices by name
   instants name=N ...         instants by event name
-  arg EVENT#K NAME=VALUE      an argument of the K-th instant of EVENT,
-                              or of the K-th system call slice when
-                              EVENT is "syscall" (its end's included)
+  arg EVENT#K NAME=VALUE      an argument of the K-th instant of EVENT
+                              (K "*": of each), or of the K-th system
+                              call slice when EVENT is "syscall" (its
+                              end's arguments included)
 
 Rules checked: slices nest per track (an end closes the innermost open
 slice, none left open), times never go back on a track (in file order),
@@ -104,6 +105,8 @@ def chrome(path, chosen):
         elif ph == "i":
             if e.get("s") not in ("t", "p"):
                 fail("instant without scope t or p")
+            if ":" in e["name"] and e.get("cat") != e["name"].split(":")[0]:
+                fail("%s: category %s" % (e["name"], e.get("cat")))
             instants[e["name"]] += 1
             args.setdefault(e["name"], []).append(e.get("args", {}))
         else:
@@ -255,6 +258,8 @@ def perfetto(path, chosen):
                 open_args[key].pop().update(ev_args)
         elif typ == "TYPE_INSTANT":
             feed(tracks, key, "i", ts, name, chosen, calls)
+            if ":" in name and cats != [name.split(":")[0]]:
+                fail("%s: categories %s" % (name, cats))
             instants[name] += 1
             args.setdefault(name, []).append(ev_args)
         else:
@@ -285,9 +290,9 @@ def main():
     for want in sys.argv[4:]:
         ev, k = want.split("#")
         got = args.get(ev, [])
-        if int(k) < len(got):
-            for n, v in got[int(k)].items():
-                print("arg %s %s=%s" % (want, n, v))
+        for i in range(len(got)) if k == "*" else [int(k)]:
+            for n, v in (got[i].items() if i < len(got) else []):
+                print("arg %s#%d %s=%s" % (ev, i, n, v))
 
 
 if __name__ == "__main__":
