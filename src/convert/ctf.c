@@ -62,9 +62,12 @@ static void free_stream(void *p)
     free(st);
 }
 
-/* Append the stream's packet to its file and start the next one. */
+/*
+ * Append the stream's packet to its file and start the next one. An
+ * empty packet is written only when asked (empty).
+ */
 static int flush_stream(struct conv_ctf *c, struct ctf_stream *st,
-                        struct qtrace_err *err)
+                        bool empty, struct qtrace_err *err)
 {
     struct ctf_packet_info info = {
         .uuid = c->uuid,
@@ -77,7 +80,7 @@ static int flush_stream(struct conv_ctf *c, struct ctf_stream *st,
     FILE *f;
     int e = 0;
 
-    if (st->pkt.n_events == 0) {
+    if (st->pkt.n_events == 0 && !empty) {
         return 0;
     }
     ctf_packet_finish(&st->pkt, &info);
@@ -143,7 +146,14 @@ static int ctf_record(struct conv *cv, const struct qtrace_record *rec,
     time = rec->time > st->last_time ? rec->time : st->last_time;
     st->last_time = time;
     if (rec->ev == c->lost) {
-        ret = flush_stream(c, st, err);
+        /*
+         * Readers count the loss from the packet before: a stream that
+         * starts with a loss gets an empty packet first, at its time.
+         */
+        if (st->packets == 0 && st->pkt.n_events == 0) {
+            st->pkt.ts_begin = st->pkt.ts_end = time;
+        }
+        ret = flush_stream(c, st, st->packets == 0, err);
         if (ret < 0) {
             return ret;
         }
@@ -155,7 +165,7 @@ static int ctf_record(struct conv *cv, const struct qtrace_record *rec,
         return -ENOMEM;
     }
     c->events++;
-    return st->pkt.len >= PACKET_BYTES ? flush_stream(c, st, err) : 0;
+    return st->pkt.len >= PACKET_BYTES ? flush_stream(c, st, false, err) : 0;
 }
 
 /* A stable uuid: the same trace always gives the same directory. */
@@ -243,7 +253,8 @@ static int ctf_end(struct conv *cv, bool complete, struct qtrace_err *err)
     }
     ids = g_list_sort(g_hash_table_get_keys(c->streams), cmp_id);
     for (l = ids; l && ret == 0; l = l->next) {
-        ret = flush_stream(c, g_hash_table_lookup(c->streams, l->data), err);
+        ret = flush_stream(c, g_hash_table_lookup(c->streams, l->data),
+                           false, err);
     }
     g_list_free(ids);
     g_hash_table_destroy(c->streams);
