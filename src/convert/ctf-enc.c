@@ -12,7 +12,7 @@
 #include "ctf-enc.h"
 #include "hex-args.h"
 
-/* Bytes of the packet context before cpu_id, for the unit tests' sake. */
+/* Where the packet context starts, after the header. */
 #define CTX_AT CTF_HEADER_BYTES
 
 static bool room(struct ctf_packet *p, size_t n)

@@ -42,7 +42,8 @@
 #define CTF_EVENT_HEADER_BYTES 10
 
 /* How the metadata this encoder writes begins. */
-#define CTF_TSDL_HEAD "/* CTF 1.8 */\n\n/* Written by qtrace convert --to ctf. */\n"
+#define CTF_TSDL_HEAD \
+    "/* CTF 1.8 */\n\n/* Written by qtrace convert --to ctf. */\n"
 
 /* One packet being filled: the prefix is reserved, then events. */
 struct ctf_packet {
