@@ -108,6 +108,7 @@ struct conv_perfetto {
     uint32_t cur_stream;
     uint32_t n_seqs;
     struct pb_buf pkt;              /* the packet being built */
+    struct pb_buf body;             /* its TrackEvent, built first */
     uint64_t pending[N_KINDS][TIMELINE_MAX_ARGS + 1];  /* new iids of it */
     unsigned int n_pending[N_KINDS];
     uint64_t n_packets;
@@ -329,7 +330,6 @@ static int put_event(struct conv_perfetto *p, int type,
                      const struct timeline_event *e, struct qtrace_err *err)
 {
     struct seq *s = seq_of(p, e->stream);
-    struct pb_buf body = { NULL, 0, 0, false };
     struct pb_buf saved;
     uint64_t name_iid = 0, cat_iid = 0;
     pb_mark m;
@@ -344,9 +344,13 @@ static int put_event(struct conv_perfetto *p, int type,
     if (e->cat && type != TYPE_END) {
         cat_iid = intern(p, s, KIND_CAT, e->cat);
     }
-    /* The TrackEvent first, into a side buffer: it interns arg names. */
+    /*
+     * The TrackEvent first, into its own buffer: building it interns the
+     * argument names, whose entries go before it in the packet.
+     */
+    pb_reset(&p->body);
     saved = p->pkt;
-    p->pkt = body;
+    p->pkt = p->body;
     m = pb_begin(&p->pkt, TP_TRACK_EVENT);
     pb_uint(&p->pkt, TE_TYPE, (uint64_t)type);
     pb_uint(&p->pkt, TE_TRACK_UUID, s->track);
@@ -358,18 +362,17 @@ static int put_event(struct conv_perfetto *p, int type,
     }
     put_args(p, s, e);
     pb_end(&p->pkt, m);
-    body = p->pkt;
+    p->body = p->pkt;
     p->pkt = saved;
 
     pb_uint(&p->pkt, TP_TIMESTAMP, e->time);
     pb_uint(&p->pkt, TP_SEQ_ID, s->id);
     pb_uint(&p->pkt, TP_SEQ_FLAGS, SEQ_NEEDS_STATE);
     put_interned(p);
-    pb_raw(&p->pkt, body.data, body.len);
-    if (body.oom) {
+    pb_raw(&p->pkt, p->body.data, p->body.len);
+    if (p->body.oom) {
         p->pkt.oom = true;
     }
-    pb_free(&body);
     return flush_packet(p, err);
 }
 
@@ -477,6 +480,7 @@ static void free_state(struct conv_perfetto *p)
         seq_fini(&p->global);
     }
     pb_free(&p->pkt);
+    pb_free(&p->body);
 }
 
 static int perfetto_end(struct conv *cv, bool complete,
