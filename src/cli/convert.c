@@ -60,6 +60,11 @@ static void print_usage(void)
                conv_formats[i]->summary);
     }
     printf("\n"
+           "chrome and perfetto: one track per vCPU stream, calls and system\n"
+           "calls as slices, other records as instants; chrome, perfetto\n"
+           "and ctf time records by the vCPU's guest instructions, shown\n"
+           "as nanoseconds (docs/cli.md, qtrace convert).\n"
+           "\n"
            "Options:\n"
            "  -t, --to=FORMAT  the output format (required)\n"
            "  -f, --force      replace an OUT file of another kind\n"
