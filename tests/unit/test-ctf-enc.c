@@ -97,7 +97,9 @@ static const struct qtrace_record *sample(struct fixture *fx,
     put(fx, ev, 4, name_len);
     put(fx, ev, 5, code_len);
     memcpy(fx->rec + ev->fixed_size, name, name_len);
-    memcpy(fx->rec + ev->fixed_size + name_len, code, code_len);
+    if (code_len) {
+        memcpy(fx->rec + ev->fixed_size + name_len, code, code_len);
+    }
     fx->r.ev = ev;
     fx->r.data = fx->rec;
     fx->r.size = (uint32_t)size;
