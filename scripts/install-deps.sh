@@ -18,6 +18,7 @@ ca-certificates
 python3 strace uftrace zstd time
 valgrind libc6-dbg lcov
 liblttng-ust-dev lttng-tools babeltrace2 systemtap-sdt-dev bpftrace
+protobuf-compiler
 clang libclang-rt-14-dev
 "
 

@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "convert-out.h"
 #include "convert.h"
+#include "event-filter.h"
 #include "guest-syms.h"
 #include "out-guard.h"
 #include "progress.h"
@@ -26,12 +27,14 @@ struct convert_opts {
     const char *trace;              /* TRACE, required */
     const char *out;                /* OUT, required */
     bool force;                     /* --force: replace any OUT file */
+    char *events;                   /* -e patterns, joined with ','; owned */
 };
 
 enum { OPT_SYMBOLS = 256 };
 
 static const struct option long_opts[] = {
     { "to", required_argument, NULL, 't' },
+    { "events", required_argument, NULL, 'e' },
     { "symbols", required_argument, NULL, OPT_SYMBOLS },
     { "force", no_argument, NULL, 'f' },
     { "help", no_argument, NULL, 'h' },
@@ -42,8 +45,9 @@ static void print_usage(void)
 {
     size_t i;
 
-    printf("usage: qtrace convert [--force] [--symbols FILE[@ADDR]]... "
-           "--to FORMAT TRACE OUT\n"
+    printf("usage: qtrace convert [--force] [-e PATTERNS] "
+           "[--symbols FILE[@ADDR]]...\n"
+           "                      --to FORMAT TRACE OUT\n"
            "\n"
            "Convert the native trace TRACE into FORMAT, written to OUT.\n"
            "An existing OUT is replaced only if it holds FORMAT's output\n"
@@ -56,9 +60,21 @@ static void print_usage(void)
                conv_formats[i]->summary);
     }
     printf("\n"
+           "chrome and perfetto: one track per vCPU stream, calls and system\n"
+           "calls as slices, other records as instants; chrome, perfetto\n"
+           "and ctf time records by the vCPU's guest instructions, shown\n"
+           "as nanoseconds (docs/cli.md, qtrace convert).\n"
+           "\n"
            "Options:\n"
            "  -t, --to=FORMAT  the output format (required)\n"
            "  -f, --force      replace an OUT file of another kind\n"
+           "  -e, --events=PATTERNS\n"
+           "                   chrome, perfetto, ctf: only the events\n"
+           "                   matching the glob PATTERNS (as in dump -e;\n"
+           "                   repeatable). Default: chrome and perfetto\n"
+           "                   leave out exec_tb, exec_insn, mem_access,\n"
+           "                   tb_trans, tb_count and order (-e '*' keeps\n"
+           "                   them); ctf converts every event\n"
            GUEST_SYMS_HELP
            "  -h, --help       print this help and exit\n");
 }
@@ -69,8 +85,13 @@ static int parse_opts(int argc, char **argv, struct convert_opts *opts)
 
     optind = 1;
     guest_syms_options_reset();
-    while ((c = getopt_long(argc, argv, "+:t:fh", long_opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "+:t:e:fh", long_opts, NULL)) != -1) {
         switch (c) {
+        case 'e':
+            if (cli_add_events("convert", &opts->events, optarg) != CLI_OK) {
+                return CLI_FAIL;
+            }
+            break;
         case 't':
             opts->to = optarg;
             break;
@@ -94,6 +115,10 @@ static int parse_opts(int argc, char **argv, struct convert_opts *opts)
     }
     if (!conv_find(opts->to)) {
         return cli_usage("convert", "--to %s: unknown format", opts->to);
+    }
+    if (opts->events && !conv_find(opts->to)->takes_events) {
+        return cli_usage("convert", "-e: --to %s converts what it needs, "
+                         "it takes no -e", opts->to);
     }
     if (argc - optind != 2) {
         return cli_usage("convert", "expected TRACE and OUT");
@@ -165,15 +190,50 @@ static int convert_into(struct conv *cv, struct convert_out *o)
     return trace_end_check("convert", cv->trace_path, cv->rd);
 }
 
+/*
+ * The events a format that takes -e converts: the patterns, or all but
+ * the format's default_hidden. CLI_OK, or CLI_USAGE for a bad pattern.
+ */
+static int select_events(const struct convert_opts *opts,
+                         const struct conv_ops *ops,
+                         struct qtrace_reader *rd, struct event_filter *f)
+{
+    const struct qtrace_catalog *cat = qtrace_reader_catalog(rd);
+    struct qtrace_err err = { "" };
+    size_t i;
+
+    if (event_filter_parse(f, cat, opts->events, &err) < 0) {
+        return cli_usage("convert", "-e %s", err.msg);
+    }
+    for (i = 0; !opts->events && ops->default_hidden &&
+                ops->default_hidden[i]; i++) {
+        const struct qtrace_event_desc *ev =
+            qtrace_catalog_find(cat, ops->default_hidden[i]);
+
+        if (ev && ev->id < QTRACE_MAX_EVENTS) {
+            f->on[ev->id] = false;
+        }
+    }
+    return CLI_OK;
+}
+
 static int run_conversion(const struct convert_opts *opts,
                           struct qtrace_reader *rd)
 {
     struct conv cv = { .rd = rd, .trace_path = opts->trace };
     struct convert_out o = { NULL, NULL, NULL, false };
     struct qtrace_err err = { "" };
+    struct event_filter filter;
     int ret;
 
     cv.ops = conv_find(opts->to);
+    if (cv.ops->takes_events) {
+        ret = select_events(opts, cv.ops, rd, &filter);
+        if (ret != CLI_OK) {
+            return ret;
+        }
+        cv.want = filter.on;
+    }
     if (!out_guard_check("convert", opts->out, cv.ops->is_own,
                          cv.ops->out_kind, opts->force)) {
         return CLI_FAIL;
@@ -196,20 +256,23 @@ static int run_conversion(const struct convert_opts *opts,
 
 int cmd_convert(int argc, char **argv)
 {
-    struct convert_opts opts = { NULL, NULL, NULL, false };
+    struct convert_opts opts = { NULL, NULL, NULL, false, NULL };
     struct qtrace_reader *rd;
     struct qtrace_err err;
     int ret = parse_opts(argc, argv, &opts);
 
     if (ret != CLI_OK) {
+        free(opts.events);
         return ret;
     }
     if (qtrace_reader_open(opts.trace, &rd, &err) < 0) {
         cli_error("convert", "%s: %s", opts.trace, err.msg);
+        free(opts.events);
         return CLI_FAIL;
     }
     progress_attach(rd, "convert");
     ret = run_conversion(&opts, rd);
     qtrace_reader_close(rd);
+    free(opts.events);
     return ret;
 }

@@ -22,6 +22,13 @@ struct conv_ops {
     size_t priv_size;               /* bytes of state, zeroed, in cv->priv */
     bool out_is_dir;                /* OUT is a directory, not a file */
     const char *out_kind;           /* what OUT holds, for messages */
+    bool takes_events;              /* -e PATTERNS selects what it shows */
+    /*
+     * With takes_events and no -e: every event of the trace's catalog
+     * but these names (NULL-terminated; names the catalog lacks are
+     * ignored). NULL: every event.
+     */
+    const char *const *default_hidden;
     /*
      * Whether an existing OUT holds this format's output, so that a
      * conversion may replace it (anything else needs --force, and a
@@ -48,6 +55,10 @@ struct conv {
     const struct conv_ops *ops;
     struct qtrace_reader *rd;       /* the trace being converted */
     const char *trace_path;
+    const bool *want;               /* by event id (QTRACE_MAX_EVENTS):
+                                       the events to convert, from -e or
+                                       default_hidden; NULL unless
+                                       ops->takes_events */
     void *priv;                     /* ops->priv_size bytes */
 };
 

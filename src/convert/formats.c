@@ -4,12 +4,18 @@
 
 #include "convert.h"
 
+extern const struct conv_ops conv_chrome_ops;
+extern const struct conv_ops conv_ctf_ops;
 extern const struct conv_ops conv_etrace_ops;
+extern const struct conv_ops conv_perfetto_ops;
 extern const struct conv_ops conv_uftrace_ops;
 
 const struct conv_ops *const conv_formats[] = {
     &conv_uftrace_ops,
     &conv_etrace_ops,
+    &conv_chrome_ops,
+    &conv_perfetto_ops,
+    &conv_ctf_ops,
     NULL,
 };
 

@@ -16,6 +16,9 @@
 
 static char uftrace_out[4200];
 static char etrace_out[4200];
+static char chrome_out[4200];
+static char perfetto_out[4200];
+static char ctf_out[4200];
 
 /* Run one command on argv (NULL-terminated, copied: getopt permutes). */
 static void run(cli_cmd_fn fn, const char *const *args)
@@ -46,6 +49,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     }
     snprintf(uftrace_out, sizeof(uftrace_out), "%s/uftrace.data", dir);
     snprintf(etrace_out, sizeof(etrace_out), "%s/out.etr", dir);
+    snprintf(chrome_out, sizeof(chrome_out), "%s/out.json", dir);
+    snprintf(perfetto_out, sizeof(perfetto_out), "%s/out.pftrace", dir);
+    snprintf(ctf_out, sizeof(ctf_out), "%s/out.ctf", dir);
     /* Debug files are searched for here, not in the host's directories. */
     setenv("QTRACE_DEBUGINFO_PATH", dir, 1);
     return 0;
@@ -68,5 +74,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     run(cmd_convert, (const char *const[]){ "convert", "--force", "--to",
                                             "etrace", path, etrace_out,
                                             NULL });
+    run(cmd_convert, (const char *const[]){ "convert", "--force", "-e", "*",
+                                            "--to", "chrome", path,
+                                            chrome_out, NULL });
+    run(cmd_convert, (const char *const[]){ "convert", "--force", "--to",
+                                            "perfetto", path, perfetto_out,
+                                            NULL });
+    run(cmd_convert, (const char *const[]){ "convert", "--force", "--to",
+                                            "ctf", path, ctf_out, NULL });
     return 0;
 }
