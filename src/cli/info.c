@@ -258,8 +258,18 @@ static void print_end(const struct qtrace_reader *rd, const struct counts *c)
     char how[64];
 
     if (qtrace_reader_has_end(rd)) {
+        const char *dropped = qtrace_reader_end(rd, "ring_dropped");
+        const char *snaps = qtrace_reader_end(rd, "snapshots");
+
         fmt_how_ended(rd, how, sizeof(how));
         printf("end: complete%s\n", how);
+        /* ring=: what the flight recorder wrote and left out. */
+        if (snaps) {
+            printf("snapshots: %s\n", snaps);
+        }
+        if (dropped) {
+            printf("ring_dropped: %s\n", dropped);
+        }
     } else if (c->stopped) {
         printf("end: missing (%s)\n", c->err.msg);
     } else {

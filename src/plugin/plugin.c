@@ -1305,8 +1305,11 @@ static int setup_window(struct qtrace_err *err)
         return -1;
     }
     if (spec->snap.how != WHEN_NONE && !qt.opts.ring_bytes) {
-        qtrace_err_set(err, "snapshot-at=: needs the flight recorder "
-                       "(ring=SIZE): a snapshot writes its rings");
+        char when[160];
+
+        window_when_fmt(&spec->snap, when, sizeof(when));
+        qtrace_err_set(err, "snapshot-at=%s: needs the flight recorder "
+                       "(ring=SIZE): a snapshot writes its rings", when);
         return -1;
     }
     /* Without the call tracker, the block callback is the same for all. */

@@ -80,7 +80,7 @@ static void write_copy(struct sink *s, const struct chunk *c)
 
 /* The counters writer_count_records moves, saved around a snapshot. */
 struct saved_counts {
-    uint64_t chunks, records, bytes;
+    uint64_t chunks, records, bytes, snapshots;
     struct writer_vcpu_stats vcpu[WRITER_STATS_VCPUS];
 };
 
@@ -122,7 +122,11 @@ int writer_ring_write_file(struct sink *s, struct writer_snapshot *snap)
     }
     snap->chunks += w->chunks - trans_chunks;
     snap->records += w->records - trans_records;
+    /* This file holds one snapshot, whatever the trace file holds. */
+    sv.snapshots = w->snapshots;
+    w->snapshots = 1;
     writer_fmt_end_as(end, sizeof(end), "snapshot");
+    w->snapshots = sv.snapshots;
     restore_counts(&sv);
     s->ops->close(s, end);
     failed = s->failed;

@@ -523,12 +523,12 @@ static void take_sinks_end(void)
 static void fmt_end(char *end, size_t len, const char *exit_reason,
                     size_t failed)
 {
-    char insns_line[48], counts[96] = "", ring_line[48] = "";
+    char insns_line[48], counts[96] = "", ring_line[96] = "";
 
     fmt_end_insns(insns_line, sizeof(insns_line));
     if (ring_is_on()) {
-        snprintf(ring_line, sizeof(ring_line), "ring_dropped=%" PRIu64 "\n",
-                 ring_dropped());
+        snprintf(ring_line, sizeof(ring_line), "ring_dropped=%" PRIu64
+                 "\nsnapshots=%" PRIu64 "\n", ring_dropped(), w->snapshots);
     }
     if (end_counts) {
         end_counts(counts, sizeof(counts));
@@ -588,7 +588,7 @@ void writer_file_restart(void)
 {
     size_t i;
 
-    w->records = w->chunks = w->bytes = 0;
+    w->records = w->chunks = w->bytes = w->snapshots = 0;
     memset(writer_vcpu_stats, 0, sizeof(writer_vcpu_stats));
     for (i = 0; i < WRITER_STATS_VCPUS; i++) {
         writer_vcpu_stats[i].lost_base = atomic_load(&writer_lost_vcpu[i]);
@@ -647,6 +647,7 @@ void writer_stop(const char *exit_reason)
         struct writer_snapshot snap = { 0, 0 };
 
         writer_ring_write_all(&snap, false);
+        w->snapshots++;
     }
     w->started = false;
 

@@ -10,7 +10,12 @@
 #     loads, 20 stores, opened at 105, closed at 205.
 #   start-at=0xffff0009 stop-after=50: the loop's first 10 blocks,
 #     opened at 5 from count-only translation, closed at 55.
-# Both are also compared with a full trace of the same run.
+#   start-at=105 stop-at=TAIL (the tail's address, after the loop):
+#     loop blocks k = 20..99, closed at 505.
+#   ring= with snapshot-at=TAIL: two snapshots (END says so), the one
+#     at the trigger holding every record before the tail's block, the
+#     one at exit the tail.
+# All are also compared with a full trace of the same run.
 VERSION=${1:?usage: t997-window-system.sh 7.2|10.0}
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/boot-lib.sh"
@@ -56,4 +61,26 @@ check_eq "start-at=0xffff0009: loads of 0x1000" 10 \
 window_cut "$WORK/full" 0 5 55 > "$WORK/cut"
 window_records "$WORK/w" 0 > "$WORK/win"
 window_compare "start-at=0xffff0009 stop-after=50" "$WORK/cut" "$WORK/win"
+
+TAIL=$(awk '$1 == 0 && $2 == 505 && $3 == "exec_tb" { print $5; exit }' \
+       "$WORK/full")
+[ -n "$TAIL" ] || { fail "no tail block at 505 in the full trace"; finish; }
+run_boot_x86 "out=$WORK/w.qtr,events=$EV,start-at=105,stop-at=$TAIL"
+check_eq "stop-at=$TAIL: guest's exit status" 41 "$rc"
+"$QTRACE" dump "$WORK/w.qtr" > "$WORK/w"
+check_eq "stop-at=$TAIL: opened at" 105 "$(window_switch "$WORK/w" 0 1)"
+check_eq "stop-at=$TAIL: closed at the tail's block" 505 \
+    "$(window_switch "$WORK/w" 0 0)"
+window_cut "$WORK/full" 0 105 505 > "$WORK/cut"
+window_records "$WORK/w" 0 > "$WORK/win"
+window_compare "start-at=105 stop-at=$TAIL" "$WORK/cut" "$WORK/win"
+
+run_boot_x86 "out=$WORK/r.qtr,events=$EV,chunk=64k,ring=1M,snapshot-at=$TAIL"
+check_eq "snapshot-at=$TAIL: guest's exit status" 41 "$rc"
+"$QTRACE" info "$WORK/r.qtr" > "$WORK/r.info"
+check_grep "snapshot-at=$TAIL: two snapshots" "^snapshots: 2\$" "$WORK/r.info"
+"$QTRACE" dump "$WORK/r.qtr" > "$WORK/r"
+window_cut "$WORK/full" 0 0 "" > "$WORK/cut"
+window_records "$WORK/r" 0 > "$WORK/win"
+window_compare "snapshot-at=$TAIL: both snapshots" "$WORK/cut" "$WORK/win"
 finish
