@@ -32,6 +32,8 @@ static const struct command commands[] = {
       "convert a trace to another format (uftrace, etrace)" },
     { "report", cmd_report, "summaries of a trace (functions, syscalls)" },
     { "replay", cmd_replay, "print the guest's call tree with durations" },
+    { "coverage", cmd_coverage,
+      "the code a trace ran, as drcov, lcov or text" },
     { "list", cmd_list, "print the events that can be recorded" },
     { "ctl", cmd_ctl, "send a command to a running recording (ctl=)" },
     { "tracetool", cmd_tracetool,

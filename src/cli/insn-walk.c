@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Instruction boundaries of a block (insn-walk.h). Only x86 needs a
+ * decoder; the others say their length in their first bits, which also
+ * covers RISC-V, for which capstone 4 (Debian bookworm) has no decoder.
+ */
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "disasm.h"
+#include "insn-walk.h"
+
+enum walk_kind { WALK_FIXED4, WALK_RISCV, WALK_ARM, WALK_DISASM };
+
+struct insn_walk {
+    enum walk_kind kind;
+    bool big_endian;                /* armeb: Thumb halfwords */
+    struct disasm *dis;             /* WALK_DISASM, or NULL */
+};
+
+struct insn_walk *insn_walk_new(const char *arch)
+{
+    struct insn_walk *w = calloc(1, sizeof(*w));
+
+    if (!w) {
+        return NULL;
+    }
+    arch = arch ? arch : "";
+    if (strncmp(arch, "aarch64", 7) == 0) {
+        w->kind = WALK_FIXED4;
+    } else if (strncmp(arch, "riscv", 5) == 0) {
+        w->kind = WALK_RISCV;
+    } else if (strcmp(arch, "arm") == 0 || strcmp(arch, "armeb") == 0) {
+        w->kind = WALK_ARM;
+        w->big_endian = strcmp(arch, "armeb") == 0;
+    } else {
+        w->kind = WALK_DISASM;
+        w->dis = disasm_new(arch);
+    }
+    return w;
+}
+
+void insn_walk_free(struct insn_walk *w)
+{
+    if (w) {
+        disasm_free(w->dis);
+        free(w);
+    }
+}
+
+/* The length of the instruction at p (left bytes), or 0. */
+static size_t insn_len(struct insn_walk *w, const uint8_t *p, size_t left,
+                       uint64_t pc, bool thumb)
+{
+    char text[160];
+    unsigned int hw;
+
+    switch (w->kind) {
+    case WALK_FIXED4:
+        return left >= 4 ? 4 : 0;
+    case WALK_RISCV:
+        /* Low bits 11: a 32-bit instruction; else a compressed one. */
+        if (left < 2) {
+            return 0;
+        }
+        return (p[0] & 3) == 3 ? 4 : 2;
+    case WALK_ARM:
+        if (!thumb) {
+            return left >= 4 ? 4 : 0;
+        }
+        if (left < 2) {
+            return 0;
+        }
+        hw = w->big_endian ? (unsigned)(p[0] << 8 | p[1])
+                           : (unsigned)(p[1] << 8 | p[0]);
+        /* 0b11101, 0b11110, 0b11111 in bits 15..11: a 32-bit Thumb-2. */
+        return (hw >> 11) >= 0x1d ? 4 : 2;
+    case WALK_DISASM:
+    default:
+        return w->dis ? disasm_insn(w->dis, p, left, pc, false, text,
+                                    sizeof(text)) : 0;
+    }
+}
+
+size_t insn_walk_block(struct insn_walk *w, const uint8_t *code,
+                       size_t code_len, uint64_t pc, uint32_t size,
+                       uint32_t n_insns, uint32_t *offs, size_t max)
+{
+    /* A32 instructions are all four bytes: a block of others is Thumb. */
+    bool thumb = w->kind == WALK_ARM && n_insns &&
+                 size != 4 * (uint64_t)n_insns;
+    size_t n = 0, off = 0, want = n_insns ? n_insns : size, len;
+
+    if (code_len > size) {
+        code_len = size;
+    }
+    while (n < want && n < max && off < code_len) {
+        len = insn_len(w, code + off, code_len - off, pc + off, thumb);
+        if (len == 0 || off + len > size) {
+            break;
+        }
+        offs[n++] = (uint32_t)off;
+        off += len;
+    }
+    /* Undecoded: the remaining instructions share the remaining bytes. */
+    if (n_insns && n < n_insns && off < size) {
+        size_t rest = n_insns - n, i, step = (size - off) / rest;
+
+        for (i = 0; i < rest && n < max; i++) {
+            offs[n++] = (uint32_t)(off + i * (step ? step : 1));
+        }
+    }
+    return n;
+}
