@@ -31,6 +31,8 @@ struct target {
 static const struct target targets[] = {
     { "x86_64", CS_ARCH_X86, CS_MODE_64, false },
     { "i386", CS_ARCH_X86, CS_MODE_32, false },
+    /* No QEMU target: real-mode code of an x86 guest (insn-walk.c). */
+    { "x86_16", CS_ARCH_X86, CS_MODE_16, false },
     { "aarch64", CS_A64, CS_MODE_LITTLE_ENDIAN, false },
     { "aarch64_be", CS_A64, BE, false },
     { "arm", CS_ARCH_ARM, CS_MODE_ARM, true },

@@ -13,11 +13,39 @@
 
 enum walk_kind { WALK_FIXED4, WALK_RISCV, WALK_ARM, WALK_DISASM };
 
+#define MAX_MODES 3
+
 struct insn_walk {
     enum walk_kind kind;
     bool big_endian;                /* armeb: Thumb halfwords */
-    struct disasm *dis;             /* WALK_DISASM, or NULL */
+    struct disasm *dis[MAX_MODES];  /* WALK_DISASM: the target's own
+                                       mode first, then the others */
+    size_t n_dis;
+    struct disasm *cur;             /* the one insn_len() decodes with */
 };
+
+/*
+ * An x86 guest runs 16-, 32- and 64-bit code (firmware starts in real
+ * mode): the mode that decodes a block into exactly its instructions
+ * is the block's.
+ */
+static void open_modes(struct insn_walk *w, const char *arch)
+{
+    static const char *const x86[] = { "x86_64", "i386", "x86_16" };
+    size_t i;
+
+    w->dis[w->n_dis] = disasm_new(arch);
+    w->n_dis += w->dis[w->n_dis] != NULL;
+    if (strcmp(arch, "x86_64") != 0 && strcmp(arch, "i386") != 0) {
+        return;
+    }
+    for (i = 0; i < 3 && w->n_dis < MAX_MODES; i++) {
+        if (strcmp(x86[i], arch) != 0) {
+            w->dis[w->n_dis] = disasm_new(x86[i]);
+            w->n_dis += w->dis[w->n_dis] != NULL;
+        }
+    }
+}
 
 struct insn_walk *insn_walk_new(const char *arch)
 {
@@ -36,15 +64,19 @@ struct insn_walk *insn_walk_new(const char *arch)
         w->big_endian = strcmp(arch, "armeb") == 0;
     } else {
         w->kind = WALK_DISASM;
-        w->dis = disasm_new(arch);
+        open_modes(w, arch);
     }
     return w;
 }
 
 void insn_walk_free(struct insn_walk *w)
 {
+    size_t i;
+
     if (w) {
-        disasm_free(w->dis);
+        for (i = 0; i < w->n_dis; i++) {
+            disasm_free(w->dis[i]);
+        }
         free(w);
     }
 }
@@ -78,9 +110,28 @@ static size_t insn_len(struct insn_walk *w, const uint8_t *p, size_t left,
         return (hw >> 11) >= 0x1d ? 4 : 2;
     case WALK_DISASM:
     default:
-        return w->dis ? disasm_insn(w->dis, p, left, pc, false, text,
+        return w->cur ? disasm_insn(w->cur, p, left, pc, false, text,
                                     sizeof(text)) : 0;
     }
+}
+
+/* One walk with the current decoder; the offsets found. */
+static size_t walk(struct insn_walk *w, const uint8_t *code, size_t code_len,
+                   uint64_t pc, uint32_t size, size_t want, bool thumb,
+                   uint32_t *offs, size_t max, size_t *end)
+{
+    size_t n = 0, off = 0, len;
+
+    while (n < want && n < max && off < code_len) {
+        len = insn_len(w, code + off, code_len - off, pc + off, thumb);
+        if (len == 0 || off + len > size) {
+            break;
+        }
+        offs[n++] = (uint32_t)off;
+        off += len;
+    }
+    *end = off;
+    return n;
 }
 
 size_t insn_walk_block(struct insn_walk *w, const uint8_t *code,
@@ -90,22 +141,32 @@ size_t insn_walk_block(struct insn_walk *w, const uint8_t *code,
     /* A32 instructions are all four bytes: a block of others is Thumb. */
     bool thumb = w->kind == WALK_ARM && n_insns &&
                  size != 4 * (uint64_t)n_insns;
-    size_t n = 0, off = 0, want = n_insns ? n_insns : size, len;
+    size_t n, off, i, want = n_insns ? n_insns : size;
 
     if (code_len > size) {
         code_len = size;
     }
-    while (n < want && n < max && off < code_len) {
-        len = insn_len(w, code + off, code_len - off, pc + off, thumb);
-        if (len == 0 || off + len > size) {
-            break;
+    w->cur = w->n_dis ? w->dis[0] : NULL;
+    n = walk(w, code, code_len, pc, size, want, thumb, offs, max, &off);
+    for (i = 1; i < w->n_dis && n_insns && (n != n_insns || off != size);
+         i++) {
+        size_t n2, off2;
+
+        w->cur = w->dis[i];
+        n2 = walk(w, code, code_len, pc, size, want, thumb, offs, max,
+                  &off2);
+        if (n2 == n_insns && off2 == size) {
+            return n2;
         }
-        offs[n++] = (uint32_t)off;
-        off += len;
+    }
+    if (i > 1) {
+        /* No mode fits exactly: the target's own, as it decodes. */
+        w->cur = w->dis[0];
+        n = walk(w, code, code_len, pc, size, want, thumb, offs, max, &off);
     }
     /* Undecoded: the remaining instructions share the remaining bytes. */
     if (n_insns && n < n_insns && off < size) {
-        size_t rest = n_insns - n, i, step = (size - off) / rest;
+        size_t rest = n_insns - n, step = (size - off) / rest;
 
         for (i = 0; i < rest && n < max; i++) {
             offs[n++] = (uint32_t)(off + i * (step ? step : 1));
