@@ -22,7 +22,16 @@ struct insn_walk {
                                        mode first, then the others */
     size_t n_dis;
     struct disasm *cur;             /* the one insn_len() decodes with */
+    struct disasm *show;            /* the target's own, for the rules'
+                                       targets (insn_walk_decoder) */
+    bool detail;                    /* decoders with capstone's details */
+    bool last_thumb;                /* the last block was Thumb */
 };
+
+static struct disasm *open_dis(const struct insn_walk *w, const char *arch)
+{
+    return w->detail ? disasm_new_detail(arch) : disasm_new(arch);
+}
 
 /*
  * An x86 guest runs 16-, 32- and 64-bit code (firmware starts in real
@@ -34,26 +43,27 @@ static void open_modes(struct insn_walk *w, const char *arch)
     static const char *const x86[] = { "x86_64", "i386", "x86_16" };
     size_t i;
 
-    w->dis[w->n_dis] = disasm_new(arch);
+    w->dis[w->n_dis] = open_dis(w, arch);
     w->n_dis += w->dis[w->n_dis] != NULL;
     if (strcmp(arch, "x86_64") != 0 && strcmp(arch, "i386") != 0) {
         return;
     }
     for (i = 0; i < 3 && w->n_dis < MAX_MODES; i++) {
         if (strcmp(x86[i], arch) != 0) {
-            w->dis[w->n_dis] = disasm_new(x86[i]);
+            w->dis[w->n_dis] = open_dis(w, x86[i]);
             w->n_dis += w->dis[w->n_dis] != NULL;
         }
     }
 }
 
-struct insn_walk *insn_walk_new(const char *arch)
+static struct insn_walk *new_walk(const char *arch, bool detail)
 {
     struct insn_walk *w = calloc(1, sizeof(*w));
 
     if (!w) {
         return NULL;
     }
+    w->detail = detail;
     arch = arch ? arch : "";
     if (strncmp(arch, "aarch64", 7) == 0) {
         w->kind = WALK_FIXED4;
@@ -66,7 +76,30 @@ struct insn_walk *insn_walk_new(const char *arch)
         w->kind = WALK_DISASM;
         open_modes(w, arch);
     }
+    if (w->kind != WALK_DISASM) {
+        w->show = open_dis(w, arch);
+    }
     return w;
+}
+
+struct insn_walk *insn_walk_new(const char *arch)
+{
+    return new_walk(arch, false);
+}
+
+struct insn_walk *insn_walk_new_detail(const char *arch)
+{
+    return new_walk(arch, true);
+}
+
+struct disasm *insn_walk_decoder(const struct insn_walk *w)
+{
+    return w->kind == WALK_DISASM ? w->cur : w->show;
+}
+
+bool insn_walk_thumb(const struct insn_walk *w)
+{
+    return w->last_thumb;
 }
 
 void insn_walk_free(struct insn_walk *w)
@@ -77,6 +110,7 @@ void insn_walk_free(struct insn_walk *w)
         for (i = 0; i < w->n_dis; i++) {
             disasm_free(w->dis[i]);
         }
+        disasm_free(w->show);
         free(w);
     }
 }
@@ -146,6 +180,7 @@ size_t insn_walk_block(struct insn_walk *w, const uint8_t *code,
     if (code_len > size) {
         code_len = size;
     }
+    w->last_thumb = thumb;
     w->cur = w->n_dis ? w->dis[0] : NULL;
     n = walk(w, code, code_len, pc, size, want, thumb, offs, max, &off);
     for (i = 1; i < w->n_dis && n_insns && (n != n_insns || off != size);

@@ -9,14 +9,33 @@
 #ifndef QTRACE_CLI_INSN_WALK_H
 #define QTRACE_CLI_INSN_WALK_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 struct insn_walk;
+struct disasm;
 
 /* A walker for the trace's target (META arch); NULL when out of memory. */
 struct insn_walk *insn_walk_new(const char *arch);
 void insn_walk_free(struct insn_walk *w);       /* NULL is a no-op */
+
+/*
+ * A walker whose decoders (and disasm_new_detail()'s for its target's
+ * own decoding) carry capstone's details, for disasm_insn_groups().
+ */
+struct insn_walk *insn_walk_new_detail(const char *arch);
+
+/*
+ * The disassembler to show or classify the last block walked with: the
+ * one whose mode decoded it (x86's 16-, 32- or 64-bit), or the target's
+ * own; NULL when capstone has none for the target (RISC-V in capstone
+ * 4). Belongs to w.
+ */
+struct disasm *insn_walk_decoder(const struct insn_walk *w);
+
+/* Whether the last block walked was Thumb code (arm targets). */
+bool insn_walk_thumb(const struct insn_walk *w);
 
 /*
  * The offsets of the instructions of a block of size bytes and n_insns
