@@ -26,6 +26,7 @@ struct insn_walk {
                                        targets (insn_walk_decoder) */
     bool detail;                    /* decoders with capstone's details */
     bool last_thumb;                /* the last block was Thumb */
+    size_t last;                    /* index of the mode that fit last */
 };
 
 static struct disasm *open_dis(const struct insn_walk *w, const char *arch)
@@ -175,26 +176,27 @@ size_t insn_walk_block(struct insn_walk *w, const uint8_t *code,
     /* A32 instructions are all four bytes: a block of others is Thumb. */
     bool thumb = w->kind == WALK_ARM && n_insns &&
                  size != 4 * (uint64_t)n_insns;
-    size_t n, off, i, want = n_insns ? n_insns : size;
+    size_t n = 0, off = 0, i, k, want = n_insns ? n_insns : size;
+    bool fits = false;
 
     if (code_len > size) {
         code_len = size;
     }
     w->last_thumb = thumb;
-    w->cur = w->n_dis ? w->dis[0] : NULL;
-    n = walk(w, code, code_len, pc, size, want, thumb, offs, max, &off);
-    for (i = 1; i < w->n_dis && n_insns && (n != n_insns || off != size);
-         i++) {
-        size_t n2, off2;
-
-        w->cur = w->dis[i];
-        n2 = walk(w, code, code_len, pc, size, want, thumb, offs, max,
-                  &off2);
-        if (n2 == n_insns && off2 == size) {
-            return n2;
+    /*
+     * The mode that fit the block before first: code runs in one mode
+     * for long stretches, and a few blocks decode exactly in two.
+     */
+    for (k = 0; k < (w->n_dis ? w->n_dis : 1) && !fits; k++) {
+        i = k == 0 ? w->last : (k <= w->last ? k - 1 : k);
+        w->cur = w->n_dis ? w->dis[i] : NULL;
+        n = walk(w, code, code_len, pc, size, want, thumb, offs, max, &off);
+        fits = !n_insns || (n == n_insns && off == size);
+        if (fits) {
+            w->last = i;
         }
     }
-    if (i > 1) {
+    if (!fits && w->n_dis > 1) {
         /* No mode fits exactly: the target's own, as it decodes. */
         w->cur = w->dis[0];
         n = walk(w, code, code_len, pc, size, want, thumb, offs, max, &off);

@@ -3,7 +3,10 @@
  * Where each instruction of a translated block starts, for the commands
  * that count instructions by address (coverage, report --blocks and
  * --insns): fixed or self-describing lengths where the architecture has
- * them (AArch64, RISC-V, Arm and Thumb), capstone elsewhere (x86).
+ * them (AArch64, RISC-V, Arm and Thumb), capstone elsewhere (x86). An
+ * x86 block is decoded in the mode (64-, 32- or 16-bit) that gives
+ * exactly its instructions and bytes, the one that fit the block before
+ * tried first: walk blocks in address order for the best guesses.
  * Single-threaded.
  */
 #ifndef QTRACE_CLI_INSN_WALK_H

@@ -81,23 +81,22 @@ static char *block_text(struct insn_walk *w, const struct cov_block *b,
 
 static void print_row(FILE *out, const struct report_flags *flags,
                       const struct qtrace_symbols *syms,
-                      struct insn_walk *w, const struct cov_block *b,
+                      const struct cov_block *b, const char *text,
                       uint64_t total)
 {
     uint64_t executed = b->execs * b->n_insns;
     double share = total ? (double)executed / (double)total : 0;
     const char *module = qtrace_symbols_module(syms, b->pc, NULL);
     char name[640];
-    char *text = block_text(w, b, flags->format == REPORT_TEXT ?
-                            "\n                                    " :
-                            "; ");
     union rt_val v[N_BL_COLS];
 
     guest_syms_fmt(syms, b->pc, false, name, sizeof(name));
     if (flags->format == REPORT_TEXT) {
+        /* An address no file names is shown once. */
         fprintf(out, "%12" PRIu64 " %8" PRIu32 " %7.2f%%  0x%" PRIx64
                 " %s%s%s%s\n                                    %s\n",
-                b->execs, b->n_insns, 100.0 * share, b->pc, name,
+                b->execs, b->n_insns, 100.0 * share, b->pc,
+                strncmp(name, "0x", 2) == 0 ? "" : name,
                 module ? " (" : "", module ? module : "", module ? ")" : "",
                 text);
     } else {
@@ -112,7 +111,6 @@ static void print_row(FILE *out, const struct report_flags *flags,
         v[8].s = text;
         rt_row(out, flags, v);
     }
-    g_free(text);
 }
 
 static int print_blocks(FILE *out, const struct report_flags *flags,
@@ -123,7 +121,10 @@ static int print_blocks(FILE *out, const struct report_flags *flags,
     struct qtrace_symbols *syms = guest_syms_load(rd, "report");
     struct insn_walk *w = insn_walk_new(c->arch);
     size_t i, n = flags->top_set ? flags->top : BLOCKS_TOP;
+    const char *sep = flags->format == REPORT_TEXT ?
+        "\n                                    " : "; ";
     uint64_t total = 0;
+    char **texts;
 
     if (!order || !syms || !w) {
         free(order);
@@ -139,6 +140,29 @@ static int print_blocks(FILE *out, const struct report_flags *flags,
     if (n == 0 || n > c->n_blocks) {
         n = c->n_blocks;
     }
+    texts = calloc(c->n_blocks, sizeof(*texts));
+    if (!texts) {
+        free(order);
+        qtrace_symbols_free(syms);
+        insn_walk_free(w);
+        return -ENOMEM;
+    }
+    /*
+     * Disassembled in address order (x86 modes are guessed from the
+     * blocks before, insn-walk.h), shown by executions.
+     */
+    for (i = 0; i < n; i++) {
+        texts[order[i] - c->blocks] = (char *)"";
+    }
+    for (i = 0; i < c->n_blocks; i++) {
+        char *t = block_text(w, &c->blocks[i], sep);
+
+        if (texts[i]) {
+            texts[i] = t;
+        } else {
+            g_free(t);
+        }
+    }
     if (flags->format == REPORT_TEXT) {
         fprintf(out, "blocks: %zu executed, %" PRIu64 " instructions (the "
                 "%zu most executed, counts from %s)\n%12s %8s %8s  %s\n",
@@ -148,11 +172,18 @@ static int print_blocks(FILE *out, const struct report_flags *flags,
         rt_begin(out, flags, "blocks", bl_cols, N_BL_COLS);
     }
     for (i = 0; i < n; i++) {
-        print_row(out, flags, syms, w, order[i], total);
+        print_row(out, flags, syms, order[i], texts[order[i] - c->blocks],
+                  total);
     }
     if (flags->format != REPORT_TEXT) {
         rt_end(out, flags);
     }
+    for (i = 0; i < c->n_blocks; i++) {
+        if (texts[i]) {
+            g_free(texts[i]);
+        }
+    }
+    free(texts);
     free(order);
     qtrace_symbols_free(syms);
     insn_walk_free(w);

@@ -263,6 +263,6 @@ static int run_memory(struct qtrace_reader *rd,
 
 const struct report_section report_memory = {
     .option = "memory",
-    .help = "memory accesses by page and by function: loads, stores, bytes",
+    .help = "memory accesses by page and function: loads, stores, bytes",
     .run = run_memory,
 };

@@ -7,7 +7,8 @@
  *   DRCOV FLAVOR: qtrace
  *   Module Table: version 4, count N
  *   Columns: id, containing_id, start, end, entry, offset, path
- *     0,   0, 0x0000000000400000, 0x0000000000401000, 0x..., 0000000000001000, /path/prog
+ *     0,   0, 0x0000000000400000, 0x0000000000401000, 0x...,
+ *         0000000000001000, /path/prog        (one line in the file)
  *   ... one line per segment: a file's segments follow each other, lowest
  *   first, and carry the id of that first one as containing_id
  *   BB Table: M bbs
