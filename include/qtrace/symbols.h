@@ -84,6 +84,14 @@ const char *qtrace_symbols_lookup(const struct qtrace_symbols *s,
                                   uint64_t addr, uint64_t *offset);
 
 /*
+ * As qtrace_symbols_lookup(), and in *size (may be NULL) the bytes the
+ * symbol covers (its st_size, or up to the next symbol: see below).
+ */
+const char *qtrace_symbols_lookup_sized(const struct qtrace_symbols *s,
+                                        uint64_t addr, uint64_t *offset,
+                                        uint64_t *size);
+
+/*
  * The image holding the run-time address addr, for addresses no symbol
  * covers: the base name of its file ("libc.so.6"), and in *elf_addr
  * (may be NULL) addr's ELF address (addr minus the load bias: what
@@ -149,6 +157,14 @@ void qtrace_symbols_extra_clear(void);
 int qtrace_symbols_load_trace(struct qtrace_symbols *s,
                               struct qtrace_reader *rd,
                               qtrace_symbols_warn_fn warn, void *arg);
+
+/*
+ * The separate debug file of the ELF file path (its DWARF, for a file
+ * stripped of it), found as the symbol table's is: by build-id, then by
+ * .gnu_debuglink (QTRACE_DEBUGINFO_PATH replaces the search path).
+ * malloc'ed, or NULL when there is none.
+ */
+char *qtrace_symbols_debug_file(const char *path);
 
 /*
  * Symbols kept: functions (STT_FUNC, STT_GNU_IFUNC) and labels without a

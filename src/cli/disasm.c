@@ -31,6 +31,8 @@ struct target {
 static const struct target targets[] = {
     { "x86_64", CS_ARCH_X86, CS_MODE_64, false },
     { "i386", CS_ARCH_X86, CS_MODE_32, false },
+    /* No QEMU target: real-mode code of an x86 guest (insn-walk.c). */
+    { "x86_16", CS_ARCH_X86, CS_MODE_16, false },
     { "aarch64", CS_A64, CS_MODE_LITTLE_ENDIAN, false },
     { "aarch64_be", CS_A64, BE, false },
     { "arm", CS_ARCH_ARM, CS_MODE_ARM, true },
@@ -60,6 +62,7 @@ struct disasm {
     csh thumb;
     cs_insn *thumb_insn;
     unsigned int thumb_mode;
+    bool detail;                    /* CS_OPT_DETAIL on every handle */
 };
 
 static const struct target *find_target(const char *name)
@@ -75,10 +78,14 @@ static const struct target *find_target(const char *name)
 }
 
 /* Open one capstone handle and its reusable instruction buffer. */
-static bool open_handle(cs_arch arch, unsigned int mode, csh *h,
-                        cs_insn **insn)
+static bool open_handle(cs_arch arch, unsigned int mode, bool detail,
+                        csh *h, cs_insn **insn)
 {
     if (cs_open(arch, (cs_mode)mode, h) != CS_ERR_OK) {
+        return false;
+    }
+    if (detail && cs_option(*h, CS_OPT_DETAIL, CS_OPT_ON) != CS_ERR_OK) {
+        cs_close(h);
         return false;
     }
     /*
@@ -93,7 +100,7 @@ static bool open_handle(cs_arch arch, unsigned int mode, csh *h,
     return true;
 }
 
-struct disasm *disasm_new(const char *arch)
+static struct disasm *new_disasm(const char *arch, bool detail)
 {
     const struct target *t = arch ? find_target(arch) : NULL;
     struct disasm *d;
@@ -105,13 +112,24 @@ struct disasm *disasm_new(const char *arch)
     if (!d) {
         return NULL;
     }
-    if (!open_handle(t->arch, t->mode, &d->main, &d->main_insn)) {
+    d->detail = detail;
+    if (!open_handle(t->arch, t->mode, detail, &d->main, &d->main_insn)) {
         free(d);
         return NULL;
     }
     d->has_thumb = t->thumb;
     d->thumb_mode = (t->mode & BE) | CS_MODE_THUMB;
     return d;
+}
+
+struct disasm *disasm_new(const char *arch)
+{
+    return new_disasm(arch, false);
+}
+
+struct disasm *disasm_new_detail(const char *arch)
+{
+    return new_disasm(arch, true);
 }
 
 void disasm_free(struct disasm *d)
@@ -133,8 +151,9 @@ bool disasm_has_thumb(const struct disasm *d)
     return d->has_thumb;
 }
 
-size_t disasm_insn(struct disasm *d, const uint8_t *code, size_t len,
-                   uint64_t addr, bool thumb, char *buf, size_t buf_len)
+/* Decode one instruction into the handle's buffer; NULL if it fails. */
+static const cs_insn *decode(struct disasm *d, const uint8_t *code,
+                             size_t len, uint64_t addr, bool thumb)
 {
     csh h = d->main;
     cs_insn *insn = d->main_insn;
@@ -145,7 +164,8 @@ size_t disasm_insn(struct disasm *d, const uint8_t *code, size_t len,
     if (thumb && d->has_thumb) {
         if (!d->thumb_open) {
             d->thumb_open = open_handle(CS_ARCH_ARM, d->thumb_mode,
-                                        &d->thumb, &d->thumb_insn);
+                                        d->detail, &d->thumb,
+                                        &d->thumb_insn);
         }
         if (d->thumb_open) {
             h = d->thumb;
@@ -153,6 +173,17 @@ size_t disasm_insn(struct disasm *d, const uint8_t *code, size_t len,
         }
     }
     if (!cs_disasm_iter(h, &p, &left, &at, insn)) {
+        return NULL;
+    }
+    return insn;
+}
+
+size_t disasm_insn(struct disasm *d, const uint8_t *code, size_t len,
+                   uint64_t addr, bool thumb, char *buf, size_t buf_len)
+{
+    const cs_insn *insn = decode(d, code, len, addr, thumb);
+
+    if (!insn) {
         snprintf(buf, buf_len, "(bad)");
         return 0;
     }
@@ -160,6 +191,32 @@ size_t disasm_insn(struct disasm *d, const uint8_t *code, size_t len,
         snprintf(buf, buf_len, "%s %s", insn->mnemonic, insn->op_str);
     } else {
         snprintf(buf, buf_len, "%s", insn->mnemonic);
+    }
+    return insn->size;
+}
+
+size_t disasm_insn_groups(struct disasm *d, const uint8_t *code, size_t len,
+                          uint64_t addr, bool thumb, char *mnem,
+                          size_t mnem_len, const char **groups, size_t max,
+                          size_t *n_groups)
+{
+    const cs_insn *insn = decode(d, code, len, addr, thumb);
+    csh h = thumb && d->thumb_open ? d->thumb : d->main;
+    size_t i;
+
+    *n_groups = 0;
+    if (!insn) {
+        snprintf(mnem, mnem_len, "(bad)");
+        return 0;
+    }
+    snprintf(mnem, mnem_len, "%s", insn->mnemonic);
+    for (i = 0; insn->detail && i < insn->detail->groups_count &&
+         *n_groups < max; i++) {
+        const char *name = cs_group_name(h, insn->detail->groups[i]);
+
+        if (name) {
+            groups[(*n_groups)++] = name;
+        }
     }
     return insn->size;
 }

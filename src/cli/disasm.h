@@ -33,4 +33,22 @@ bool disasm_has_thumb(const struct disasm *d);
 size_t disasm_insn(struct disasm *d, const uint8_t *code, size_t len,
                    uint64_t addr, bool thumb, char *buf, size_t buf_len);
 
+/*
+ * As disasm_new(), with capstone's instruction details on, for
+ * disasm_insn_groups() (slower: only where the groups are wanted).
+ */
+struct disasm *disasm_new_detail(const char *arch);
+
+/*
+ * Decode the instruction at code[0..len) (at addr) of a disassembler
+ * from disasm_new_detail(): its mnemonic into mnem, and the names of
+ * capstone's groups it belongs to ("jump", "call", "sse2"...), at most
+ * max, into groups (static strings), their number into *n_groups.
+ * Returns its length, or 0 when the bytes do not decode.
+ */
+size_t disasm_insn_groups(struct disasm *d, const uint8_t *code, size_t len,
+                          uint64_t addr, bool thumb, char *mnem,
+                          size_t mnem_len, const char **groups, size_t max,
+                          size_t *n_groups);
+
 #endif /* QTRACE_CLI_DISASM_H */

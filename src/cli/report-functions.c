@@ -28,6 +28,7 @@
 #include "guest-syms.h"
 #include "qtrace/callstack.h"
 #include "report.h"
+#include "report-table.h"
 
 struct func_stat {
     uint32_t id;                    /* dense, from 0: index of per-stream
@@ -402,12 +403,43 @@ static void name_count_add(GHashTable *names, const struct func_stat *fs)
                         GSIZE_TO_POINTER(n + 1));
 }
 
+static const struct rt_col fn_cols[] = {
+    { "function", RT_STR }, { "module", RT_STR }, { "total", RT_U64 },
+    { "self", RT_U64 }, { "calls", RT_U64 },
+};
+
+#define N_FN_COLS (sizeof(fn_cols) / sizeof(fn_cols[0]))
+
+/* The rows as a table (--format json, csv): name and image apart. */
+static void table_stats(FILE *out, const struct report_flags *flags,
+                        GPtrArray *order)
+{
+    guint i;
+
+    rt_begin(out, flags, "functions", fn_cols, N_FN_COLS);
+    for (i = 0; i < order->len; i++) {
+        const struct func_stat *fs = g_ptr_array_index(order, i);
+        char *name = g_strndup(fs->name, fs->name_len);
+        union rt_val v[N_FN_COLS];
+
+        v[0].s = name;
+        v[1].s = fs->module;
+        v[2].u = fs->total;
+        v[3].u = fs->self;
+        v[4].u = fs->calls;
+        rt_row(out, flags, v);
+        g_free(name);
+    }
+    rt_end(out, flags);
+}
+
 /*
  * The table, most total time first. A name that two images define
  * (ld.so's private copies of some of libc's functions) is followed by
  * its image's name in parentheses.
  */
-static void print_stats(struct freport *fr, FILE *out)
+static void print_stats(struct freport *fr, const struct report_flags *flags,
+                        FILE *out)
 {
     GHashTable *names = g_hash_table_new_full(g_str_hash, g_str_equal,
                                               g_free, NULL);
@@ -430,6 +462,12 @@ static void print_stats(struct freport *fr, FILE *out)
         name_count_add(names, fs);
     }
     g_ptr_array_sort(order, cmp_stat);
+    if (flags->format != REPORT_TEXT) {
+        table_stats(out, flags, order);
+        g_ptr_array_free(order, TRUE);
+        g_hash_table_destroy(names);
+        return;
+    }
     fprintf(out, "functions: %u, calls: %" PRIu64 " (times in guest "
             "instructions)\n", order->len, calls);
     fprintf(out, "%12s %12s %10s  %s\n", "TOTAL", "SELF", "CALLS",
@@ -467,9 +505,9 @@ static int run_functions(struct qtrace_reader *rd,
 
     qtrace_func_events_find(&fe, qtrace_reader_catalog(rd));
     if (!fe.entry || !fe.exit) {
-        fprintf(out, "functions: none (no func_entry and func_exit events "
-                "in the trace's catalog)\n");
-        return REPORT_EMPTY;
+        return rt_none(out, flags, "functions", fn_cols, N_FN_COLS,
+                       "functions: none (no func_entry and func_exit "
+                       "events in the trace's catalog)");
     }
     syms = guest_syms_load(rd, "report");
     if (!syms) {
@@ -489,10 +527,11 @@ static int run_functions(struct qtrace_reader *rd,
     }
     empty = g_hash_table_size(fr.funcs) == 0;
     if (ret != -ENOMEM && empty) {
-        fprintf(out, "functions: none (no func_entry records; record them "
-                "with -e 'func_*')\n");
+        rt_none(out, flags, "functions", fn_cols, N_FN_COLS,
+                "functions: none (no func_entry records; record them with "
+                "-e 'func_*')");
     } else if (ret != -ENOMEM) {
-        print_stats(&fr, out);
+        print_stats(&fr, flags, out);
     }
     g_hash_table_destroy(fr.streams);
     g_hash_table_destroy(fr.names);

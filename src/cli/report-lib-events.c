@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "report.h"
+#include "report-table.h"
 
 struct ev_count {
     uint64_t n;
@@ -59,12 +60,49 @@ static int count_events(struct qtrace_reader *rd, struct ev_count *counts,
     return ret;
 }
 
-static uint64_t print_counts(FILE *out, const struct qtrace_catalog *cat,
+static const struct rt_col le_cols[] = {
+    { "event", RT_STR }, { "count", RT_U64 }, { "first", RT_U64 },
+    { "last", RT_U64 },
+};
+
+#define N_LE_COLS (sizeof(le_cols) / sizeof(le_cols[0]))
+
+/* The rows as a table (--format json, csv); the total of counts. */
+static uint64_t table_counts(FILE *out, const struct report_flags *flags,
+                             const struct qtrace_catalog *cat,
                              const struct ev_count *counts)
 {
     unsigned int id;
     uint64_t total = 0;
 
+    rt_begin(out, flags, "lib-events", le_cols, N_LE_COLS);
+    for (id = 1; id <= cat->n_events && id < QTRACE_MAX_EVENTS; id++) {
+        union rt_val v[N_LE_COLS];
+
+        if (counts[id].n == 0) {
+            continue;
+        }
+        v[0].s = cat->events[id].name;
+        v[1].u = counts[id].n;
+        v[2].u = counts[id].first;
+        v[3].u = counts[id].last;
+        rt_row(out, flags, v);
+        total += counts[id].n;
+    }
+    rt_end(out, flags);
+    return total;
+}
+
+static uint64_t print_counts(FILE *out, const struct report_flags *flags,
+                             const struct qtrace_catalog *cat,
+                             const struct ev_count *counts)
+{
+    unsigned int id;
+    uint64_t total = 0;
+
+    if (flags->format != REPORT_TEXT) {
+        return table_counts(out, flags, cat, counts);
+    }
     fprintf(out, "library events:\n  %10s %12s %12s  %s\n", "count",
             "first", "last", "event");
     for (id = 1; id <= cat->n_events && id < QTRACE_MAX_EVENTS; id++) {
@@ -92,12 +130,11 @@ static int run_lib_events(struct qtrace_reader *rd,
     uint64_t want[QTRACE_MAX_EVENTS / 64] = { 0 };
     int ret;
 
-    (void)flags;
     memset(counts, 0, sizeof(counts));
     if (!want_lib_events(cat, want)) {
-        fprintf(out, "library events: none (no instrumentation library "
-                "registered events; see docs/instrument.md)\n");
-        return REPORT_EMPTY;
+        return rt_none(out, flags, "lib-events", le_cols, N_LE_COLS,
+                       "library events: none (no instrumentation library "
+                       "registered events; see docs/instrument.md)");
     }
     ret = qtrace_reader_select(rd, want, err);
     if (ret == 0) {
@@ -105,7 +142,7 @@ static int run_lib_events(struct qtrace_reader *rd,
         qtrace_reader_select(rd, NULL, NULL);
     }
     /* What was read is printed, even when the trace stops early. */
-    if (print_counts(out, cat, counts) == 0 && ret >= 0) {
+    if (print_counts(out, flags, cat, counts) == 0 && ret >= 0) {
         return REPORT_EMPTY;
     }
     return ret < 0 ? ret : 0;

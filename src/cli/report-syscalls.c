@@ -15,6 +15,7 @@
 
 #include "qtrace/syscall.h"
 #include "report.h"
+#include "report-table.h"
 
 /* Linux returns -4095..-1 for a failed call. */
 #define MAX_ERRNO 4095
@@ -124,7 +125,35 @@ static gint by_calls(gconstpointer a, gconstpointer b)
     return strcmp(x->name, y->name);
 }
 
-static void print_counts(FILE *out, GHashTable *counts, const char *arch)
+static const struct rt_col sc_cols[] = {
+    { "syscall", RT_STR }, { "number", RT_I64 }, { "calls", RT_U64 },
+    { "errors", RT_U64 },
+};
+
+#define N_SC_COLS (sizeof(sc_cols) / sizeof(sc_cols[0]))
+
+/* The rows as a table (--format json, csv): no total row. */
+static void table_counts(FILE *out, const struct report_flags *flags,
+                         GList *list)
+{
+    GList *l;
+
+    rt_begin(out, flags, "syscalls", sc_cols, N_SC_COLS);
+    for (l = list; l; l = l->next) {
+        const struct sc_count *c = l->data;
+        union rt_val v[N_SC_COLS];
+
+        v[0].s = c->name;
+        v[1].i = c->num;
+        v[2].u = c->calls;
+        v[3].u = c->errors;
+        rt_row(out, flags, v);
+    }
+    rt_end(out, flags);
+}
+
+static void print_counts(FILE *out, const struct report_flags *flags,
+                         GHashTable *counts, const char *arch)
 {
     const struct qtrace_syscall_table *t = qtrace_syscall_table_find(arch);
     GList *list = g_hash_table_get_values(counts);
@@ -144,6 +173,11 @@ static void print_counts(FILE *out, GHashTable *counts, const char *arch)
         errors += c->errors;
     }
     list = g_list_sort(list, by_calls);
+    if (flags->format != REPORT_TEXT) {
+        table_counts(out, flags, list);
+        g_list_free(list);
+        return;
+    }
     fprintf(out, "syscalls (%s):\n", arch);
     fprintf(out, "  %10s %10s  %s\n", "calls", "errors", "syscall");
     for (l = list; l; l = l->next) {
@@ -159,15 +193,13 @@ static void print_counts(FILE *out, GHashTable *counts, const char *arch)
 }
 
 /* The line that replaces the table when nothing was counted. */
-static void print_none(FILE *out, const struct sc_args *m)
+static void print_none(FILE *out, const struct report_flags *flags,
+                       const struct sc_args *m)
 {
-    if (!m->sys) {
-        fprintf(out, "syscalls: none (no syscall event in the trace's "
-                "catalog)\n");
-    } else {
-        fprintf(out, "syscalls: none (no syscall records; record them "
-                "with -e 'syscall*')\n");
-    }
+    rt_none(out, flags, "syscalls", sc_cols, N_SC_COLS, !m->sys ?
+            "syscalls: none (no syscall event in the trace's catalog)" :
+            "syscalls: none (no syscall records; record them with -e "
+            "'syscall*')");
 }
 
 static int run_syscalls(struct qtrace_reader *rd,
@@ -181,14 +213,12 @@ static int run_syscalls(struct qtrace_reader *rd,
     int ret = count_calls(rd, counts, err);
     bool empty = g_hash_table_size(counts) == 0;
 
-    (void)flags;
-
     /* What was read is printed, even when the trace stops early. */
     if (empty) {
         map_args(&m, qtrace_reader_catalog(rd));
-        print_none(out, &m);
+        print_none(out, flags, &m);
     } else {
-        print_counts(out, counts, arch ? arch : "unknown");
+        print_counts(out, flags, counts, arch ? arch : "unknown");
     }
     g_hash_table_destroy(counts);
     if (ret < 0) {

@@ -4,8 +4,11 @@
  * report.h); each section reads the trace from its start. With no section
  * option every section is printed.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -19,31 +22,42 @@
 extern const struct report_section report_functions;
 extern const struct report_section report_syscalls;
 extern const struct report_section report_lib_events;
+extern const struct report_section report_blocks;
+extern const struct report_section report_insns;
+extern const struct report_section report_memory;
+extern const struct report_section report_vcpus;
 
 /* The sections, in the order they print (report-<name>.c each). */
 static const struct report_section *const sections[] = {
     &report_functions,
     &report_syscalls,
     &report_lib_events,
+    &report_blocks,
+    &report_insns,
+    &report_memory,
+    &report_vcpus,
     NULL,
 };
 
 #define MAX_SECTIONS 16
 
-enum { OPT_KEEP_PLT = 256, OPT_SYMBOLS };
+enum { OPT_KEEP_PLT = 256, OPT_SYMBOLS, OPT_FORMAT, OPT_TOP };
 
 struct report_opts {
     const char *path;               /* trace file, required */
     struct report_flags flags;
     bool want[MAX_SECTIONS];        /* by index in sections[] */
     bool any;                       /* some section option was given */
+    size_t n_want;                  /* sections asked for by option */
 };
 
 static void print_usage(void)
 {
     size_t i;
 
-    printf("usage: qtrace report [SECTION...] [--symbols FILE[@ADDR]]... "
+    printf("usage: qtrace report [SECTION...] [--format=text|json|csv] "
+           "[--top=N]\n"
+           "                     [--keep-plt] [--symbols FILE[@ADDR]]... "
            "FILE\n"
            "\n"
            "Summaries of the trace FILE. Without a section, all of them.\n"
@@ -56,13 +70,51 @@ static void print_usage(void)
            "Options:\n"
            "      --keep-plt  count a PLT stub (name@plt) apart from the\n"
            "                  function it reaches (default: as one)\n"
+           "      --format=text|json|csv\n"
+           "                  json: an array of objects (an object of\n"
+           "                  arrays for several sections); csv: one\n"
+           "                  section's table with a header line\n"
+           "      --top=N     rows of the --blocks, --insns and --memory\n"
+           "                  tables (default: 20 blocks, all others; 0:\n"
+           "                  all)\n"
            GUEST_SYMS_HELP
            "  -h, --help      print this help and exit\n");
 }
 
+static int parse_format(const char *arg, enum report_format *f)
+{
+    if (strcmp(arg, "text") == 0) {
+        *f = REPORT_TEXT;
+    } else if (strcmp(arg, "json") == 0) {
+        *f = REPORT_JSON;
+    } else if (strcmp(arg, "csv") == 0) {
+        *f = REPORT_CSV;
+    } else {
+        return cli_usage("report", "--format=%s: unknown format (text, "
+                         "json or csv)", arg);
+    }
+    return CLI_OK;
+}
+
+static int parse_top(const char *arg, struct report_flags *flags)
+{
+    unsigned long long n;
+    char *end;
+
+    errno = 0;
+    n = strtoull(arg, &end, 10);
+    if (errno || end == arg || *end || arg[0] == '-' || n > SIZE_MAX / 2) {
+        return cli_usage("report", "--top=%s: expected a number of rows",
+                         arg);
+    }
+    flags->top = (size_t)n;
+    flags->top_set = true;
+    return CLI_OK;
+}
+
 static int parse_opts(int argc, char **argv, struct report_opts *opts)
 {
-    struct option long_opts[MAX_SECTIONS + 4];
+    struct option long_opts[MAX_SECTIONS + 6];
     size_t i, n = 0;
     int c, idx;
 
@@ -74,6 +126,10 @@ static int parse_opts(int argc, char **argv, struct report_opts *opts)
                                       OPT_KEEP_PLT };
     long_opts[n++] = (struct option){ "symbols", required_argument, NULL,
                                       OPT_SYMBOLS };
+    long_opts[n++] = (struct option){ "format", required_argument, NULL,
+                                      OPT_FORMAT };
+    long_opts[n++] = (struct option){ "top", required_argument, NULL,
+                                      OPT_TOP };
     long_opts[n++] = (struct option){ "help", no_argument, NULL, 'h' };
     long_opts[n] = (struct option){ NULL, 0, NULL, 0 };
 
@@ -81,8 +137,17 @@ static int parse_opts(int argc, char **argv, struct report_opts *opts)
     guest_syms_options_reset();
     while ((c = getopt_long(argc, argv, "+:h", long_opts, &idx)) != -1) {
         if (c == 0) {
+            opts->n_want += !opts->want[idx];
             opts->want[idx] = true;
             opts->any = true;
+        } else if (c == OPT_FORMAT) {
+            if (parse_format(optarg, &opts->flags.format) != CLI_OK) {
+                return CLI_USAGE;
+            }
+        } else if (c == OPT_TOP) {
+            if (parse_top(optarg, &opts->flags) != CLI_OK) {
+                return CLI_USAGE;
+            }
         } else if (c == OPT_KEEP_PLT) {
             opts->flags.keep_plt = true;
         } else if (c == OPT_SYMBOLS) {
@@ -100,7 +165,22 @@ static int parse_opts(int argc, char **argv, struct report_opts *opts)
         return cli_usage("report", "expected one trace FILE");
     }
     opts->path = argv[optind];
+    /* A CSV file holds one table. */
+    if (opts->flags.format == REPORT_CSV && opts->n_want != 1) {
+        return cli_usage("report", "--format=csv: name one section (a CSV "
+                         "file holds one table)");
+    }
     return CLI_OK;
+}
+
+static size_t n_sections(void)
+{
+    size_t n = 0;
+
+    while (sections[n]) {
+        n++;
+    }
+    return n;
 }
 
 /*
@@ -120,6 +200,7 @@ static int report_status(const struct report_opts *opts, size_t n_run,
 int cmd_report(int argc, char **argv)
 {
     struct report_opts opts;
+    struct report_tables tables = { false, 0, NULL, 0, 0 };
     struct qtrace_reader *rd;
     struct qtrace_err err;
     size_t i, n_run = 0, n_empty = 0;
@@ -136,6 +217,9 @@ int cmd_report(int argc, char **argv)
         return CLI_FAIL;
     }
     progress_attach(rd, "report");
+    opts.flags.tables = &tables;
+    tables.multi = opts.flags.format == REPORT_JSON &&
+                   (opts.any ? opts.n_want : n_sections()) > 1;
     for (i = 0; sections[i] && ret == CLI_OK; i++) {
         if (opts.any && !opts.want[i]) {
             continue;
@@ -150,6 +234,9 @@ int cmd_report(int argc, char **argv)
             n_empty++;
             named_empty |= opts.any;
         }
+    }
+    if (tables.multi && tables.n_tables) {
+        printf("\n}\n");
     }
     if (ret == CLI_OK) {
         end = trace_end_check("report", opts.path, rd);

@@ -16,10 +16,30 @@
 /* What a section returns when it found nothing to summarise. */
 #define REPORT_EMPTY 1
 
+struct rt_col;
+
+/* --format: the sections' own text, or tables (report-table.h). */
+enum report_format { REPORT_TEXT, REPORT_JSON, REPORT_CSV };
+
+/* Where the JSON or CSV output stands (report-table.c writes it). */
+struct report_tables {
+    bool multi;                     /* JSON: several sections, one object */
+    size_t n_tables;                /* tables begun */
+    const struct rt_col *cols;      /* the current table's columns */
+    size_t n_cols;
+    size_t n_rows;                  /* its rows so far */
+};
+
 /* Options of `qtrace report` that sections read. */
 struct report_flags {
     bool keep_plt;                  /* --keep-plt: "name@plt" apart */
+    enum report_format format;      /* --format */
+    bool top_set;                   /* --top was given */
+    size_t top;                     /* --top=N: rows of the --blocks,
+                                       --insns and --memory tables, 0 all */
+    struct report_tables *tables;   /* JSON and CSV state */
 };
+
 
 struct report_section {
     const char *option;             /* long option, e.g. "syscalls" */

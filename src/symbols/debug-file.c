@@ -20,6 +20,7 @@
 
 #include "debug-file.h"
 #include "open-file.h"
+#include "qtrace/symbols.h"
 
 /* elfutils' default search path; a leading '-' or '+' is about CRCs. */
 #define DEFAULT_SEARCH "-:.debug:/usr/lib/debug"
@@ -220,4 +221,9 @@ char *debug_file_find(const char *path)
     }
     dwfl_end(dwfl);
     return found;
+}
+
+char *qtrace_symbols_debug_file(const char *path)
+{
+    return debug_file_find(path);
 }

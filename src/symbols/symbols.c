@@ -356,8 +356,8 @@ static const struct mapping *find_map(const struct qtrace_symbols *s,
 }
 
 /* The symbol of image m holding addr, as qtrace_symbols_lookup(). */
-static const char *lookup_in(const struct mapping *m, uint64_t addr,
-                             uint64_t *offset)
+static const struct qtrace_sym *lookup_in(const struct mapping *m,
+                                          uint64_t addr, uint64_t *offset)
 {
     const struct qtrace_sym *syms;
     size_t lo = 0, hi;
@@ -384,7 +384,7 @@ static const char *lookup_in(const struct mapping *m, uint64_t addr,
     if (offset) {
         *offset = a - syms[lo - 1].addr;
     }
-    return syms[lo - 1].name;
+    return &syms[lo - 1];
 }
 
 /* The user's file holding addr (the first given), or NULL. */
@@ -408,16 +408,28 @@ static const struct mapping *find_user_map(const struct qtrace_symbols *s,
 }
 
 /* The user's files first: they name what the trace's images also hold. */
-const char *qtrace_symbols_lookup(const struct qtrace_symbols *s,
-                                  uint64_t addr, uint64_t *offset)
+const char *qtrace_symbols_lookup_sized(const struct qtrace_symbols *s,
+                                        uint64_t addr, uint64_t *offset,
+                                        uint64_t *size)
 {
     const struct mapping *m;
+    const struct qtrace_sym *sym;
 
     if (!s) {
         return NULL;
     }
     m = find_user_map(s, addr, true, false);
-    return lookup_in(m ? m : find_map(s, addr), addr, offset);
+    sym = lookup_in(m ? m : find_map(s, addr), addr, offset);
+    if (sym && size) {
+        *size = sym->size;
+    }
+    return sym ? sym->name : NULL;
+}
+
+const char *qtrace_symbols_lookup(const struct qtrace_symbols *s,
+                                  uint64_t addr, uint64_t *offset)
+{
+    return qtrace_symbols_lookup_sized(s, addr, offset, NULL);
 }
 
 const char *qtrace_symbols_module(const struct qtrace_symbols *s,

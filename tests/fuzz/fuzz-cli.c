@@ -2,7 +2,8 @@
 /*
  * Fuzz target: the reading commands of the qtrace CLI, called in-process
  * on the input written as a trace file: info (plain and --per-cpu), dump
- * (all records, and a selective reading), report, replay, and convert to
+ * (all records, and a selective reading), report (text, JSON, CSV),
+ * coverage (text, drcov, lcov), replay, and convert to
  * each format into this process's directory. Their standard output goes
  * to /dev/null; what they print on stderr stays (one line per command).
  */
@@ -19,6 +20,8 @@ static char etrace_out[4200];
 static char chrome_out[4200];
 static char perfetto_out[4200];
 static char ctf_out[4200];
+static char drcov_out[4200];
+static char lcov_out[4200];
 
 /* Run one command on argv (NULL-terminated, copied: getopt permutes). */
 static void run(cli_cmd_fn fn, const char *const *args)
@@ -52,6 +55,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     snprintf(chrome_out, sizeof(chrome_out), "%s/out.json", dir);
     snprintf(perfetto_out, sizeof(perfetto_out), "%s/out.pftrace", dir);
     snprintf(ctf_out, sizeof(ctf_out), "%s/out.ctf", dir);
+    snprintf(drcov_out, sizeof(drcov_out), "%s/out.drcov", dir);
+    snprintf(lcov_out, sizeof(lcov_out), "%s/out.info", dir);
     /* Debug files are searched for here, not in the host's directories. */
     setenv("QTRACE_DEBUGINFO_PATH", dir, 1);
     return 0;
@@ -67,6 +72,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     run(cmd_dump, (const char *const[]){ "dump", "-e", "exec_*,syscall*",
                                          path, NULL });
     run(cmd_report, (const char *const[]){ "report", path, NULL });
+    run(cmd_report, (const char *const[]){ "report", "--format=json",
+                                           path, NULL });
+    run(cmd_report, (const char *const[]){ "report", "--blocks",
+                                           "--format=csv", path, NULL });
+    run(cmd_coverage, (const char *const[]){ "coverage", path, NULL });
+    run(cmd_coverage, (const char *const[]){ "coverage", "--format",
+                                             "drcov", "-o", drcov_out, path,
+                                             NULL });
+    run(cmd_coverage, (const char *const[]){ "coverage", "--format", "lcov",
+                                             "-o", lcov_out, path, NULL });
     run(cmd_replay, (const char *const[]){ "replay", path, NULL });
     run(cmd_convert, (const char *const[]){ "convert", "--force", "--to",
                                             "uftrace", path, uftrace_out,

@@ -1,0 +1,268 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * qtrace report --memory: the guest's memory accesses (mem_access
+ * records) by 4 KiB page of their virtual address and by the function
+ * of the instruction that made them: loads and stores, and their bytes.
+ * Only the chunks holding mem_access (and image_map, for the names) are
+ * read.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <glib.h>
+
+#include "guest-syms.h"
+#include "qtrace/format.h"
+#include "report-table.h"
+#include "report.h"
+
+#define PAGE_MASK (~(uint64_t)0xfff)
+
+static const struct rt_col mem_cols[] = {
+    { "by", RT_STR }, { "name", RT_STR }, { "loads", RT_U64 },
+    { "stores", RT_U64 }, { "load_bytes", RT_U64 },
+    { "store_bytes", RT_U64 },
+};
+
+#define N_MEM_COLS (sizeof(mem_cols) / sizeof(mem_cols[0]))
+
+struct acc {
+    char *name;                     /* page "0x..." or function, owned */
+    uint64_t loads, stores;
+    uint64_t load_bytes, store_bytes;
+};
+
+struct mem_args {
+    const struct qtrace_event_desc *ev;
+    int pc, vaddr, size, flags;
+};
+
+static int arg_of(const struct qtrace_event_desc *ev, const char *name)
+{
+    unsigned int i;
+
+    for (i = 0; ev && i < ev->n_args; i++) {
+        if (strcmp(ev->args[i].name, name) == 0) {
+            return (int)i;
+        }
+    }
+    return -1;
+}
+
+static void free_acc(void *p)
+{
+    struct acc *a = p;
+
+    g_free(a->name);
+    g_free(a);
+}
+
+static struct acc *acc_of(GHashTable *t, gconstpointer key, bool page,
+                          const struct qtrace_symbols *syms, uint64_t pc)
+{
+    struct acc *a = g_hash_table_lookup(t, key);
+    char name[640];
+
+    if (!a) {
+        a = g_new0(struct acc, 1);
+        if (page) {
+            a->name = g_strdup_printf("0x%" PRIx64,
+                                      (uint64_t)GPOINTER_TO_SIZE(key));
+        } else {
+            a->name = g_strdup(guest_syms_fn_name(syms, pc, true, name,
+                                                  sizeof(name)));
+        }
+        g_hash_table_insert(t, (gpointer)key, a);
+    }
+    return a;
+}
+
+static void count(struct acc *a, bool store, uint64_t size)
+{
+    if (store) {
+        a->stores++;
+        a->store_bytes += size;
+    } else {
+        a->loads++;
+        a->load_bytes += size;
+    }
+}
+
+/*
+ * The function of an access's pc: its symbol's start (or the pc when no
+ * symbol covers it) is the key, so one function is one row.
+ */
+static uint64_t func_key(const struct qtrace_symbols *syms, uint64_t pc)
+{
+    uint64_t off = 0;
+
+    return qtrace_symbols_lookup(syms, pc, &off) ? pc - off : pc;
+}
+
+static int collect(struct qtrace_reader *rd, const struct mem_args *m,
+                   const struct qtrace_symbols *syms, GHashTable *pages,
+                   GHashTable *funcs, struct qtrace_err *err)
+{
+    uint64_t want[QTRACE_MAX_EVENTS / 64] = { 0 };
+    struct qtrace_record rec;
+    int ret;
+
+    want[m->ev->id / 64] |= 1ull << (m->ev->id % 64);
+    ret = qtrace_reader_select(rd, want, err);
+    if (ret < 0) {
+        return ret;
+    }
+    while ((ret = qtrace_reader_next(rd, &rec, err)) > 0) {
+        uint64_t pc = qtrace_record_u64(&rec, (unsigned)m->pc);
+        uint64_t va = qtrace_record_u64(&rec, (unsigned)m->vaddr);
+        uint64_t size = qtrace_record_u64(&rec, (unsigned)m->size);
+        bool store = (qtrace_record_u64(&rec, (unsigned)m->flags) &
+                      QTRACE_MEM_STORE) != 0;
+        uint64_t fk = func_key(syms, pc);
+
+        count(acc_of(pages, GSIZE_TO_POINTER(va & PAGE_MASK), true, syms,
+                     pc), store, size);
+        count(acc_of(funcs, GSIZE_TO_POINTER(fk), false, syms, fk), store,
+              size);
+    }
+    qtrace_reader_select(rd, NULL, NULL);
+    return ret;
+}
+
+static gint by_accesses(gconstpointer a, gconstpointer b)
+{
+    const struct acc *x = *(const struct acc *const *)a;
+    const struct acc *y = *(const struct acc *const *)b;
+    uint64_t nx = x->loads + x->stores, ny = y->loads + y->stores;
+
+    if (nx != ny) {
+        return nx > ny ? -1 : 1;
+    }
+    return strcmp(x->name, y->name);
+}
+
+static void print_table(FILE *out, const struct report_flags *flags,
+                        GHashTable *t, const char *by)
+{
+    GPtrArray *rows = g_ptr_array_new();
+    GHashTableIter it;
+    gpointer key, value;
+    size_t i, n;
+
+    g_hash_table_iter_init(&it, t);
+    while (g_hash_table_iter_next(&it, &key, &value)) {
+        g_ptr_array_add(rows, value);
+    }
+    g_ptr_array_sort(rows, by_accesses);
+    n = flags->top_set && flags->top && flags->top < rows->len ? flags->top
+                                                               : rows->len;
+    if (flags->format == REPORT_TEXT) {
+        fprintf(out, "by %s:\n%12s %12s %14s %14s  %s\n", by, "LOADS",
+                "STORES", "LOAD_BYTES", "STORE_BYTES",
+                strcmp(by, "page") == 0 ? "PAGE" : "FUNCTION");
+    }
+    for (i = 0; i < n; i++) {
+        const struct acc *a = g_ptr_array_index(rows, i);
+        union rt_val v[N_MEM_COLS];
+
+        if (flags->format == REPORT_TEXT) {
+            fprintf(out, "%12" PRIu64 " %12" PRIu64 " %14" PRIu64 " %14"
+                    PRIu64 "  %s\n", a->loads, a->stores, a->load_bytes,
+                    a->store_bytes, a->name);
+            continue;
+        }
+        v[0].s = by;
+        v[1].s = a->name;
+        v[2].u = a->loads;
+        v[3].u = a->stores;
+        v[4].u = a->load_bytes;
+        v[5].u = a->store_bytes;
+        rt_row(out, flags, v);
+    }
+    g_ptr_array_free(rows, TRUE);
+}
+
+static void print_accesses(FILE *out, const struct report_flags *flags,
+                           GHashTable *pages, GHashTable *funcs)
+{
+    uint64_t loads = 0, stores = 0, lb = 0, sb = 0;
+    GHashTableIter it;
+    gpointer key, value;
+
+    if (flags->format != REPORT_TEXT) {
+        rt_begin(out, flags, "memory", mem_cols, N_MEM_COLS);
+        print_table(out, flags, pages, "page");
+        print_table(out, flags, funcs, "function");
+        rt_end(out, flags);
+        return;
+    }
+    g_hash_table_iter_init(&it, pages);
+    while (g_hash_table_iter_next(&it, &key, &value)) {
+        const struct acc *a = value;
+
+        loads += a->loads;
+        stores += a->stores;
+        lb += a->load_bytes;
+        sb += a->store_bytes;
+    }
+    fprintf(out, "memory: %" PRIu64 " loads (%" PRIu64 " bytes), %" PRIu64
+            " stores (%" PRIu64 " bytes), %u pages of 4 KiB, %u functions\n",
+            loads, lb, stores, sb, g_hash_table_size(pages),
+            g_hash_table_size(funcs));
+    print_table(out, flags, pages, "page");
+    print_table(out, flags, funcs, "function");
+}
+
+static int run_memory(struct qtrace_reader *rd,
+                      const struct report_flags *flags, FILE *out,
+                      struct qtrace_err *err)
+{
+    struct mem_args m;
+    struct qtrace_symbols *syms;
+    GHashTable *pages, *funcs;
+    bool empty;
+    int ret;
+
+    m.ev = qtrace_catalog_find(qtrace_reader_catalog(rd), "mem_access");
+    m.pc = arg_of(m.ev, "pc");
+    m.vaddr = arg_of(m.ev, "vaddr");
+    m.size = arg_of(m.ev, "size");
+    m.flags = arg_of(m.ev, "flags");
+    if (m.pc < 0 || m.vaddr < 0 || m.size < 0 || m.flags < 0) {
+        return rt_none(out, flags, "memory", mem_cols, N_MEM_COLS,
+                       "memory: none (no mem_access event in the trace's "
+                       "catalog)");
+    }
+    syms = guest_syms_load(rd, "report");
+    if (!syms) {
+        qtrace_err_set(err, "guest symbols: %s", strerror(ENOMEM));
+        return -ENOMEM;
+    }
+    pages = g_hash_table_new_full(NULL, NULL, NULL, free_acc);
+    funcs = g_hash_table_new_full(NULL, NULL, NULL, free_acc);
+    ret = collect(rd, &m, syms, pages, funcs, err);
+    empty = g_hash_table_size(pages) == 0;
+    /* What was read is printed, even when the trace stops early. */
+    if (empty) {
+        rt_none(out, flags, "memory", mem_cols, N_MEM_COLS,
+                "memory: none (no mem_access records; record them with -e "
+                "mem_access)");
+    } else {
+        print_accesses(out, flags, pages, funcs);
+    }
+    g_hash_table_destroy(pages);
+    g_hash_table_destroy(funcs);
+    qtrace_symbols_free(syms);
+    if (ret < 0) {
+        return ret;
+    }
+    return empty ? REPORT_EMPTY : 0;
+}
+
+const struct report_section report_memory = {
+    .option = "memory",
+    .help = "memory accesses by page and function: loads, stores, bytes",
+    .run = run_memory,
+};
