@@ -4,8 +4,9 @@
 # into one file, and once switched to a second file while it waits on
 # its fifo. Both files must be complete traces on their own, and their
 # blocks and system calls, one after the other, must be the single run's
-# (times included: the second file goes on counting). A set to a path
-# that cannot be written fails and the current file goes on.
+# (times included: the second file goes on counting); the second file
+# has the program's image_map records too, made before the switch. A set
+# to a path that cannot be written fails and the current file goes on.
 # Usage: t991-ctl-set.sh ARCH.
 ARCH=${1:?usage: t991-ctl-set.sh ARCH}
 # shellcheck source=tests/e2e/lib.sh
@@ -14,7 +15,7 @@ ARCH=${1:?usage: t991-ctl-set.sh ARCH}
 . "$(dirname "$0")/ctl-lib.sh"
 
 use_guest ctl-wait "$ARCH"
-EVENTS="exec_tb;syscall;syscall_ret"
+EVENTS="exec_tb;syscall;syscall_ret;image_map"
 DUMP_EVENTS="exec_tb,syscall,syscall_ret"
 FIFO=$WORK/fifo
 mkfifo "$FIFO" || skip "mkfifo failed"
@@ -99,4 +100,10 @@ else
     fail "dumps differ:"
     diff "$WORK/one.ev" "$WORK/two.ev" | head -5 | sed 's/^/    /'
 fi
+"$QTRACE" dump -e image_map "$WORK/two.qtr" > "$WORK/maps.first"
+"$QTRACE" dump -e image_map "$WORK/second.qtr" > "$WORK/maps.second"
+check_grep "first part: the program's image_map" " image_map .*ctl-wait-$ARCH\$" \
+    "$WORK/maps.first"
+check_eq "second part: the same image_map records" \
+    "$(cat "$WORK/maps.first")" "$(cat "$WORK/maps.second")"
 finish
