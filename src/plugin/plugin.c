@@ -769,19 +769,21 @@ static qemu_plugin_vcpu_udata_cb_t window_block_cb;
  * The block's callbacks; in a window, its check first (the window moves
  * at the block start, before records), in the same callback when the
  * block callback is the one window_tb_exec calls (trace-event may have
- * changed it since).
+ * changed it since); a block holding a trigger gets the check that
+ * always looks.
  */
 static void register_block_cbs(struct qemu_plugin_tb *tb, struct tb_info *ti,
-                               enum window_mode mode)
+                               enum window_mode mode, bool trigger)
 {
-    if (mode != WINDOW_MODE_NONE && !qt.trace_calls &&
+    if (mode != WINDOW_MODE_NONE && !trigger && !qt.trace_calls &&
         pick_tb_cb(ti) == window_block_cb) {
         qemu_plugin_register_vcpu_tb_exec_cb(tb, window_tb_exec,
                                              QEMU_PLUGIN_CB_NO_REGS, ti);
         return;
     }
     if (mode != WINDOW_MODE_NONE) {
-        qemu_plugin_register_vcpu_tb_exec_cb(tb, window_tb_check,
+        qemu_plugin_register_vcpu_tb_exec_cb(tb, trigger ? window_tb_trigger :
+                                                           window_tb_check,
                                              QEMU_PLUGIN_CB_NO_REGS, ti);
     }
     if (qt.need_icount || qt.trace_calls) {
@@ -797,6 +799,7 @@ static void vcpu_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
                       filter_has_insn_filters(&qt.opts.filter);
     enum window_mode mode;
     struct tb_info *ti;
+    bool trigger;
 
     (void)id;
     instr_tb_trans(tb);
@@ -817,8 +820,8 @@ static void vcpu_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
     if (qt.trace_calls) {
         calls_tb_trans(tb, ti);
     }
-    if (!window_tb_mark(tb, ti) && mode == WINDOW_MODE_PENDING &&
-        tb_in_range(ti)) {
+    trigger = window_tb_mark(tb, ti);
+    if (!trigger && mode == WINDOW_MODE_PENDING && tb_in_range(ti)) {
         instrument_pending(tb, ti);
         drop_disas(ti);
         return;
@@ -837,7 +840,7 @@ static void vcpu_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
         qc_count_tb(tb, &ti->count, &ti->counts) < 0) {
         writer_count_lost(1);
     }
-    register_block_cbs(tb, ti, mode);
+    register_block_cbs(tb, ti, mode, trigger);
     instrument_insns(tb, ti);
     if (!qt.keep_disas) {
         drop_disas(ti);

@@ -22,7 +22,6 @@
 #define TB_F_WIN_START 0x100u   /* opens a pending window */
 #define TB_F_WIN_STOP 0x200u    /* closes an open one */
 #define TB_F_WIN_SNAP 0x400u    /* writes the rings */
-#define TB_F_WINDOW (TB_F_WIN_START | TB_F_WIN_STOP | TB_F_WIN_SNAP)
 
 enum window_state {
     WINDOW_PENDING,             /* before the trigger: records discarded */

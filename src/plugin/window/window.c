@@ -419,17 +419,27 @@ check_slow(unsigned int vcpu_index, void *udata)
     step(vc, &win.vcpu[vcpu_index], udata, vc->icount);
 }
 
-/* Hot path, before the plugin's block callback: a compare and a test. */
+/*
+ * Hot path, before the plugin's block callback: a compare. Blocks that
+ * hold a trigger have window_tb_trigger instead, so that no other block
+ * pays for testing their flags.
+ */
 static inline void check(unsigned int vcpu_index, void *udata)
 {
     const struct tb_info *ti = udata;
     struct vcpu *vc = vcpu_of(vcpu_index);
 
-    if (vc && __builtin_expect((vc->icount + ti->n_insns >
-                                __atomic_load_n(
-                                    &win.vcpu[vcpu_index].watch_check,
-                                    __ATOMIC_RELAXED)) |
-                               ((ti->flags & TB_F_WINDOW) != 0), 0)) {
+    if (vc && __builtin_expect(vc->icount + ti->n_insns >
+                               __atomic_load_n(
+                                   &win.vcpu[vcpu_index].watch_check,
+                                   __ATOMIC_RELAXED), 0)) {
+        check_slow(vcpu_index, udata);
+    }
+}
+
+void window_tb_trigger(unsigned int vcpu_index, void *udata)
+{
+    if (vcpu_of(vcpu_index)) {
         check_slow(vcpu_index, udata);
     }
 }

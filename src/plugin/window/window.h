@@ -148,6 +148,12 @@ void window_tb_count(unsigned int vcpu_index, void *udata);
 void window_tb_check(unsigned int vcpu_index, void *udata);
 
 /*
+ * In place of window_tb_check in a block that holds a trigger (its
+ * window_tb_mark was true): the same, always on its slow path.
+ */
+void window_tb_trigger(unsigned int vcpu_index, void *udata);
+
+/*
  * window_tb_check, then the block_cb given to window_setup: the one
  * callback of a block when that is the plugin's callback for it (no
  * call tracker).
