@@ -19,18 +19,20 @@
 extern const struct report_section report_functions;
 extern const struct report_section report_syscalls;
 extern const struct report_section report_lib_events;
+extern const struct report_section report_folded;
 
 /* The sections, in the order they print (report-<name>.c each). */
 static const struct report_section *const sections[] = {
     &report_functions,
     &report_syscalls,
     &report_lib_events,
+    &report_folded,
     NULL,
 };
 
 #define MAX_SECTIONS 16
 
-enum { OPT_KEEP_PLT = 256, OPT_SYMBOLS };
+enum { OPT_KEEP_PLT = 256, OPT_SYMBOLS, OPT_PER_STREAM };
 
 struct report_opts {
     const char *path;               /* trace file, required */
@@ -46,7 +48,8 @@ static void print_usage(void)
     printf("usage: qtrace report [SECTION...] [--symbols FILE[@ADDR]]... "
            "FILE\n"
            "\n"
-           "Summaries of the trace FILE. Without a section, all of them.\n"
+           "Summaries of the trace FILE. Without a section, all of them\n"
+           "but --folded.\n"
            "\n"
            "Sections:\n");
     for (i = 0; sections[i]; i++) {
@@ -56,13 +59,15 @@ static void print_usage(void)
            "Options:\n"
            "      --keep-plt  count a PLT stub (name@plt) apart from the\n"
            "                  function it reaches (default: as one)\n"
+           "      --per-stream --folded: one root frame per vCPU stream\n"
+           "                  (default: one, the program)\n"
            GUEST_SYMS_HELP
            "  -h, --help      print this help and exit\n");
 }
 
 static int parse_opts(int argc, char **argv, struct report_opts *opts)
 {
-    struct option long_opts[MAX_SECTIONS + 4];
+    struct option long_opts[MAX_SECTIONS + 5];
     size_t i, n = 0;
     int c, idx;
 
@@ -74,6 +79,8 @@ static int parse_opts(int argc, char **argv, struct report_opts *opts)
                                       OPT_KEEP_PLT };
     long_opts[n++] = (struct option){ "symbols", required_argument, NULL,
                                       OPT_SYMBOLS };
+    long_opts[n++] = (struct option){ "per-stream", no_argument, NULL,
+                                      OPT_PER_STREAM };
     long_opts[n++] = (struct option){ "help", no_argument, NULL, 'h' };
     long_opts[n] = (struct option){ NULL, 0, NULL, 0 };
 
@@ -85,6 +92,8 @@ static int parse_opts(int argc, char **argv, struct report_opts *opts)
             opts->any = true;
         } else if (c == OPT_KEEP_PLT) {
             opts->flags.keep_plt = true;
+        } else if (c == OPT_PER_STREAM) {
+            opts->flags.per_stream = true;
         } else if (c == OPT_SYMBOLS) {
             if (guest_syms_option("report", optarg) != CLI_OK) {
                 return CLI_USAGE;
@@ -137,7 +146,7 @@ int cmd_report(int argc, char **argv)
     }
     progress_attach(rd, "report");
     for (i = 0; sections[i] && ret == CLI_OK; i++) {
-        if (opts.any && !opts.want[i]) {
+        if (opts.any ? !opts.want[i] : sections[i]->on_request) {
             continue;
         }
         qtrace_reader_rewind(rd);

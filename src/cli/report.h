@@ -19,6 +19,7 @@
 /* Options of `qtrace report` that sections read. */
 struct report_flags {
     bool keep_plt;                  /* --keep-plt: "name@plt" apart */
+    bool per_stream;                /* --per-stream: a root per stream */
 };
 
 struct report_section {
@@ -33,6 +34,8 @@ struct report_section {
      */
     int (*run)(struct qtrace_reader *rd, const struct report_flags *flags,
                FILE *out, struct qtrace_err *err);
+    bool on_request;                /* printed only when its option is
+                                       given, not by a bare report */
 };
 
 #endif /* QTRACE_CLI_REPORT_H */
