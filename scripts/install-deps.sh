@@ -19,6 +19,7 @@ python3 strace uftrace zstd time
 valgrind libc6-dbg lcov
 liblttng-ust-dev lttng-tools babeltrace2 systemtap-sdt-dev bpftrace
 clang libclang-rt-14-dev
+chromium chromium-driver
 "
 
 missing=""

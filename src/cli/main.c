@@ -32,6 +32,8 @@ static const struct command commands[] = {
       "convert a trace to another format (uftrace, etrace)" },
     { "report", cmd_report, "summaries of a trace (functions, syscalls)" },
     { "replay", cmd_replay, "print the guest's call tree with durations" },
+    { "flamegraph", cmd_flamegraph,
+      "an interactive flame graph (SVG) of the guest's calls" },
     { "list", cmd_list, "print the events that can be recorded" },
     { "ctl", cmd_ctl, "send a command to a running recording (ctl=)" },
     { "tracetool", cmd_tracetool,
@@ -50,7 +52,7 @@ static void print_help(void)
            "\n"
            "Commands:\n");
     for (i = 0; i < N_COMMANDS; i++) {
-        printf("  %-9s %s\n", commands[i].name, commands[i].summary);
+        printf("  %-10s %s\n", commands[i].name, commands[i].summary);
     }
     printf("\n"
            "Run 'qtrace COMMAND --help' for the options of a command.\n"
