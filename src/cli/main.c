@@ -34,6 +34,7 @@ static const struct command commands[] = {
     { "replay", cmd_replay, "print the guest's call tree with durations" },
     { "flamegraph", cmd_flamegraph,
       "an interactive flame graph (SVG) of the guest's calls" },
+    { "diff", cmd_diff, "where two traces of one program first part" },
     { "list", cmd_list, "print the events that can be recorded" },
     { "ctl", cmd_ctl, "send a command to a running recording (ctl=)" },
     { "tracetool", cmd_tracetool,
