@@ -110,8 +110,12 @@ static void draw(uint64_t now, uint64_t done, uint64_t total)
 
     snprintf(head, sizeof(head), "qtrace %s: ", pr.cmd);
     fmt_rate(now, done, total, rate, left, sizeof(rate));
-    /* The bar takes what the line leaves, 10 to 50 characters. */
-    used = strlen(head) + strlen(rate) + strlen(left) + 8;
+    /*
+     * The bar takes what the line leaves, 10 to 50 characters, with
+     * room kept for the rate and time left, so that it keeps its width
+     * when they appear.
+     */
+    used = strlen(head) + 8 + 26;
     width = cols > used + 10 ? cols - used : 10;
     width = width > 50 ? 50 : width;
     fill = (size_t)((double)done / (double)total * (double)width);
