@@ -59,7 +59,8 @@ static void print_usage(void)
            "Options:\n"
            "      --keep-plt  count a PLT stub (name@plt) apart from the\n"
            "                  function it reaches (default: as one)\n"
-           "      --per-stream --folded: one root frame per vCPU stream\n"
+           "      --per-stream\n"
+           "                  --folded: one root frame per vCPU stream\n"
            "                  (default: one, the program)\n"
            GUEST_SYMS_HELP
            "  -h, --help      print this help and exit\n");

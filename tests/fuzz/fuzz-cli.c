@@ -2,7 +2,8 @@
 /*
  * Fuzz target: the reading commands of the qtrace CLI, called in-process
  * on the input written as a trace file: info (plain and --per-cpu), dump
- * (all records, and a selective reading), report, replay, and convert to
+ * (all records, and a selective reading), report (and its folded stacks),
+ * replay, flamegraph, diff of the file against itself, and convert to
  * each format into this process's directory. Their standard output goes
  * to /dev/null; what they print on stderr stays (one line per command).
  */
@@ -16,6 +17,7 @@
 
 static char uftrace_out[4200];
 static char etrace_out[4200];
+static char svg_out[4200];
 
 /* Run one command on argv (NULL-terminated, copied: getopt permutes). */
 static void run(cli_cmd_fn fn, const char *const *args)
@@ -46,6 +48,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     }
     snprintf(uftrace_out, sizeof(uftrace_out), "%s/uftrace.data", dir);
     snprintf(etrace_out, sizeof(etrace_out), "%s/out.etr", dir);
+    snprintf(svg_out, sizeof(svg_out), "%s/out.svg", dir);
     /* Debug files are searched for here, not in the host's directories. */
     setenv("QTRACE_DEBUGINFO_PATH", dir, 1);
     return 0;
@@ -61,7 +64,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     run(cmd_dump, (const char *const[]){ "dump", "-e", "exec_*,syscall*",
                                          path, NULL });
     run(cmd_report, (const char *const[]){ "report", path, NULL });
+    run(cmd_report, (const char *const[]){ "report", "--folded",
+                                           "--per-stream", path, NULL });
     run(cmd_replay, (const char *const[]){ "replay", path, NULL });
+    run(cmd_flamegraph, (const char *const[]){ "flamegraph", "-f", "-o",
+                                               svg_out, path, NULL });
+    run(cmd_diff, (const char *const[]){ "diff", path, path, NULL });
     run(cmd_convert, (const char *const[]){ "convert", "--force", "--to",
                                             "uftrace", path, uftrace_out,
                                             NULL });
