@@ -14,6 +14,7 @@ command -v chromium > /dev/null 2>&1 ||
     skip "chromium not installed (Debian packages chromium and chromium-driver)"
 command -v chromedriver > /dev/null 2>&1 ||
     skip "chromedriver not installed (Debian package chromium-driver)"
+HERE=$(cd "$(dirname "$0")" && pwd)
 cd "$WORK" || exit 1
 
 "$QTRACE" record -e 'vcpu_*,func_*' -o calls.qtr -- "$GUEST" \
@@ -22,7 +23,7 @@ check_eq "record status" 0 "$?"
 "$QTRACE" report --folded calls.qtr > calls.folded
 "$QTRACE" flamegraph --min-width=0 -o calls.svg calls.qtr
 check_eq "flamegraph status" 0 "$?"
-python3 "$(dirname "$0")/flame-browser.py" calls.svg calls.folded main \
+python3 "$HERE/flame-browser.py" calls.svg calls.folded main \
     '^fact$' "$WORK" > browser.out 2>&1
 st=$?
 cat browser.out
