@@ -6,8 +6,9 @@
  * blocks (exec_tb: pc), memory accesses (mem_access: pc, address, size,
  * load or store, sign, endianness, the physical address when both have
  * one), system calls (syscall: number and the arguments the call takes;
- * syscall_ret: number and value). Memory stays bounded: the last N records in common are
- * kept for context, nothing else. Main thread only.
+ * syscall_ret: number and value). Memory stays bounded: the last N
+ * records in common are kept for context, nothing else. Main thread
+ * only.
  */
 #ifndef QTRACE_CLI_DIFF_STREAM_H
 #define QTRACE_CLI_DIFF_STREAM_H
