@@ -301,7 +301,10 @@ static unsigned int choose_kinds(const struct diff_opts *opts,
             }
         }
     }
-    if (!(want & both)) {
+    if (!(want & both) && opts->kinds_given) {
+        cli_error("diff", "nothing to compare: no kind -c names is "
+                  "recorded in both traces");
+    } else if (!(want & both)) {
         cli_error("diff", "nothing to compare: the traces have no blocks, "
                   "memory accesses or system calls recorded in both "
                   "(record them with -e exec_tb,mem_access,syscall*)");
