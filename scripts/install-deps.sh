@@ -20,6 +20,7 @@ valgrind libc6-dbg lcov
 liblttng-ust-dev lttng-tools babeltrace2 systemtap-sdt-dev bpftrace
 protobuf-compiler
 clang libclang-rt-14-dev
+chromium chromium-driver
 "
 
 missing=""

@@ -106,6 +106,48 @@ int qtrace_reader_select(struct qtrace_reader *rd, const uint64_t *want,
                          struct qtrace_err *err);
 
 /*
+ * qtrace_reader_select narrowed to one vCPU stream: only the DATA chunks
+ * of stream (and the translation chunks its packed blocks need) are
+ * entered, and only its records of the events in want (NULL: every
+ * event) are handed out, with the tb_trans records want asks for. Other
+ * streams' chunks are stepped over by their headers. Restarts from the
+ * first chunk; qtrace_reader_select (NULL too) ends it. Returns 0 or
+ * -errno (an etrace file has no streams: -EINVAL).
+ */
+int qtrace_reader_select_stream(struct qtrace_reader *rd,
+                                const uint64_t *want, uint32_t stream,
+                                struct qtrace_err *err);
+
+/* One DATA chunk as the trace's index lists it. */
+struct qtrace_chunk_entry {
+    uint64_t chunk_seq;             /* its number in the file */
+    uint32_t vcpu;                  /* vCPU index; QTRACE_VCPU_NONE for
+                                       the translation stream */
+    uint32_t stream;                /* its stream */
+    uint64_t insns;                 /* instructions the vCPU had started
+                                       when it was written; 0 when unknown
+                                       (an index rebuilt from a trace
+                                       without one) */
+    const uint64_t *events;         /* bitmap of the event ids it holds,
+                                       QTRACE_MAX_EVENTS bits (bit id of
+                                       word id / 64) */
+};
+
+typedef void (*qtrace_chunk_fn)(void *arg,
+                                const struct qtrace_chunk_entry *e);
+
+/*
+ * Call fn for every readable DATA chunk, in file order, from the trace's
+ * index (a trace without one is scanned once for it, as
+ * qtrace_reader_select does): which streams a trace has, what each
+ * holds, how far each ran, without reading records. Rewinds the
+ * reading. Returns 0 (an etrace file lists nothing), or -errno with err
+ * set when the index cannot be built.
+ */
+int qtrace_reader_chunks(struct qtrace_reader *rd, qtrace_chunk_fn fn,
+                         void *arg, struct qtrace_err *err);
+
+/*
  * How far the reading has got: the file offset of the next chunk, and
  * *size the file's size (for a progress display).
  */

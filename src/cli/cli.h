@@ -39,6 +39,8 @@ int cmd_list(int argc, char **argv);
 int cmd_tracetool(int argc, char **argv);
 int cmd_ctl(int argc, char **argv);
 int cmd_coverage(int argc, char **argv);
+int cmd_flamegraph(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 
 /* Print "qtrace CMD: <message>" and a newline on stderr. */
 void cli_error(const char *cmd, const char *fmt, ...)

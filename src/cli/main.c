@@ -31,10 +31,14 @@ static const struct command commands[] = {
     { "convert", cmd_convert,
       "convert a trace to another format (uftrace, etrace)" },
     { "report", cmd_report,
-      "summaries of a trace (functions, syscalls, blocks, insns, ...)" },
+      "summaries of a trace (functions, syscalls, blocks, insns, folded "
+      "stacks, ...)" },
     { "replay", cmd_replay, "print the guest's call tree with durations" },
     { "coverage", cmd_coverage,
       "the code a trace ran, as drcov, lcov or text" },
+    { "flamegraph", cmd_flamegraph,
+      "an interactive flame graph (SVG) of the guest's calls" },
+    { "diff", cmd_diff, "where two traces of one program first part" },
     { "list", cmd_list, "print the events that can be recorded" },
     { "ctl", cmd_ctl, "send a command to a running recording (ctl=)" },
     { "tracetool", cmd_tracetool,
@@ -53,7 +57,7 @@ static void print_help(void)
            "\n"
            "Commands:\n");
     for (i = 0; i < N_COMMANDS; i++) {
-        printf("  %-9s %s\n", commands[i].name, commands[i].summary);
+        printf("  %-10s %s\n", commands[i].name, commands[i].summary);
     }
     printf("\n"
            "Run 'qtrace COMMAND --help' for the options of a command.\n"

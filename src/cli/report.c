@@ -26,6 +26,7 @@ extern const struct report_section report_blocks;
 extern const struct report_section report_insns;
 extern const struct report_section report_memory;
 extern const struct report_section report_vcpus;
+extern const struct report_section report_folded;
 
 /* The sections, in the order they print (report-<name>.c each). */
 static const struct report_section *const sections[] = {
@@ -36,12 +37,13 @@ static const struct report_section *const sections[] = {
     &report_insns,
     &report_memory,
     &report_vcpus,
+    &report_folded,
     NULL,
 };
 
 #define MAX_SECTIONS 16
 
-enum { OPT_KEEP_PLT = 256, OPT_SYMBOLS, OPT_FORMAT, OPT_TOP };
+enum { OPT_KEEP_PLT = 256, OPT_SYMBOLS, OPT_FORMAT, OPT_TOP, OPT_PER_STREAM };
 
 struct report_opts {
     const char *path;               /* trace file, required */
@@ -60,7 +62,8 @@ static void print_usage(void)
            "                     [--keep-plt] [--symbols FILE[@ADDR]]... "
            "FILE\n"
            "\n"
-           "Summaries of the trace FILE. Without a section, all of them.\n"
+           "Summaries of the trace FILE. Without a section, all of them\n"
+           "but --folded.\n"
            "\n"
            "Sections:\n");
     for (i = 0; sections[i]; i++) {
@@ -77,6 +80,9 @@ static void print_usage(void)
            "      --top=N     rows of the --blocks, --insns and --memory\n"
            "                  tables (default: 20 blocks, all others; 0:\n"
            "                  all)\n"
+           "      --per-stream\n"
+           "                  --folded: one root frame per vCPU stream\n"
+           "                  (default: one, the program)\n"
            GUEST_SYMS_HELP
            "  -h, --help      print this help and exit\n");
 }
@@ -114,7 +120,7 @@ static int parse_top(const char *arg, struct report_flags *flags)
 
 static int parse_opts(int argc, char **argv, struct report_opts *opts)
 {
-    struct option long_opts[MAX_SECTIONS + 6];
+    struct option long_opts[MAX_SECTIONS + 7];
     size_t i, n = 0;
     int c, idx;
 
@@ -130,6 +136,8 @@ static int parse_opts(int argc, char **argv, struct report_opts *opts)
                                       OPT_FORMAT };
     long_opts[n++] = (struct option){ "top", required_argument, NULL,
                                       OPT_TOP };
+    long_opts[n++] = (struct option){ "per-stream", no_argument, NULL,
+                                      OPT_PER_STREAM };
     long_opts[n++] = (struct option){ "help", no_argument, NULL, 'h' };
     long_opts[n] = (struct option){ NULL, 0, NULL, 0 };
 
@@ -150,6 +158,8 @@ static int parse_opts(int argc, char **argv, struct report_opts *opts)
             }
         } else if (c == OPT_KEEP_PLT) {
             opts->flags.keep_plt = true;
+        } else if (c == OPT_PER_STREAM) {
+            opts->flags.per_stream = true;
         } else if (c == OPT_SYMBOLS) {
             if (guest_syms_option("report", optarg) != CLI_OK) {
                 return CLI_USAGE;
@@ -221,7 +231,7 @@ int cmd_report(int argc, char **argv)
     tables.multi = opts.flags.format == REPORT_JSON &&
                    (opts.any ? opts.n_want : n_sections()) > 1;
     for (i = 0; sections[i] && ret == CLI_OK; i++) {
-        if (opts.any && !opts.want[i]) {
+        if (opts.any ? !opts.want[i] : sections[i]->on_request) {
             continue;
         }
         qtrace_reader_rewind(rd);

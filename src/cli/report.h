@@ -38,6 +38,7 @@ struct report_flags {
     size_t top;                     /* --top=N: rows of the --blocks,
                                        --insns and --memory tables, 0 all */
     struct report_tables *tables;   /* JSON and CSV state */
+    bool per_stream;                /* --per-stream: a root per stream */
 };
 
 
@@ -53,6 +54,8 @@ struct report_section {
      */
     int (*run)(struct qtrace_reader *rd, const struct report_flags *flags,
                FILE *out, struct qtrace_err *err);
+    bool on_request;                /* printed only when its option is
+                                       given, not by a bare report */
 };
 
 #endif /* QTRACE_CLI_REPORT_H */

@@ -289,33 +289,109 @@ static void find_needed(struct qtrace_reader *rd, const uint64_t *want)
     rd->up.skip_blocks = !blocks;
 }
 
+/* The index, loaded or rebuilt (the reading is rewound); 0 or -errno. */
+static int index_ready(struct qtrace_reader *rd, struct qtrace_err *err)
+{
+    int ret;
+
+    qtrace_reader_index(rd);
+    if (rd->ix_ready) {
+        return 0;
+    }
+    ret = rebuild_index(rd);
+    qtrace_reader_rewind(rd);
+    if (ret < 0) {
+        qtrace_err_set(err, "chunk index: %s", rd->ix.why);
+        index_fini(&rd->ix);
+        return ret;
+    }
+    rd->ix_ready = true;
+    return 0;
+}
+
 int qtrace_reader_select(struct qtrace_reader *rd, const uint64_t *want,
                          struct qtrace_err *err)
 {
-    int ret = 0;
+    int ret;
 
     rd->selecting = false;
+    rd->sel_one = false;
     rd->up.skip_blocks = false;
     qtrace_reader_rewind(rd);
     if (!want || rd->etr) {
         return 0;
     }
-    qtrace_reader_index(rd);
-    if (!rd->ix_ready) {
-        ret = rebuild_index(rd);
-        qtrace_reader_rewind(rd);
-        if (ret < 0) {
-            qtrace_err_set(err, "chunk index: %s", rd->ix.why);
-            index_fini(&rd->ix);
-            return ret;
-        }
-        rd->ix_ready = true;
+    ret = index_ready(rd, err);
+    if (ret < 0) {
+        return ret;
     }
     memcpy(rd->want, want, sizeof(rd->want));
     find_needed(rd, want);
     rd->selecting = true;
     rd->sel_next = 0;
     return 0;
+}
+
+int qtrace_reader_select_stream(struct qtrace_reader *rd,
+                                const uint64_t *want, uint32_t stream,
+                                struct qtrace_err *err)
+{
+    uint64_t all[INDEX_WORDS];
+    int ret;
+
+    if (rd->etr) {
+        qtrace_err_set(err, "an etrace file has no vCPU streams to select");
+        return -EINVAL;
+    }
+    if (!want) {
+        memset(all, 0xff, sizeof(all));
+        want = all;
+    }
+    ret = qtrace_reader_select(rd, want, err);
+    if (ret == 0) {
+        rd->sel_one = true;
+        rd->sel_stream = stream;
+    }
+    return ret;
+}
+
+int qtrace_reader_chunks(struct qtrace_reader *rd, qtrace_chunk_fn fn,
+                         void *arg, struct qtrace_err *err)
+{
+    struct qtrace_chunk_entry ce;
+    size_t i;
+    int ret;
+
+    qtrace_reader_rewind(rd);
+    if (rd->etr) {
+        return 0;
+    }
+    ret = index_ready(rd, err);
+    if (ret < 0) {
+        return ret;
+    }
+    for (i = 0; i < rd->ix.n; i++) {
+        const struct index_entry *e = &rd->ix.e[i];
+
+        ce.chunk_seq = e->seq;
+        ce.vcpu = e->vcpu;
+        ce.stream = e->stream;
+        ce.insns = e->insns;
+        ce.events = e->mask;
+        fn(arg, &ce);
+    }
+    return 0;
+}
+
+/* Whether the selection steps over the chunk of e. */
+static bool entry_skipped(const struct qtrace_reader *rd,
+                          const struct index_entry *e)
+{
+    if (rd->sel_one && e->vcpu != QTRACE_VCPU_NONE &&
+        e->stream != rd->sel_stream) {
+        return true;
+    }
+    return !index_mask_meets(e->mask, rd->need);
 }
 
 /*
@@ -379,7 +455,7 @@ void reader_index_seek(struct qtrace_reader *rd)
     uint64_t target = rd->ix_stop_off;
 
     while (rd->sel_next < rd->ix.n &&
-           !index_mask_meets(rd->ix.e[rd->sel_next].mask, rd->need)) {
+           entry_skipped(rd, &rd->ix.e[rd->sel_next])) {
         rd->sel_next++;
     }
     if (rd->sel_next < rd->ix.n) {

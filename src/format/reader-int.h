@@ -85,6 +85,9 @@ struct qtrace_reader {
     uint64_t want[INDEX_WORDS];     /* events handed out */
     uint64_t need[INDEX_WORDS];     /* events whose chunks are entered */
     size_t sel_next;                /* next entry of ix to consider */
+    bool sel_one;                   /* only the stream sel_stream's DATA
+                                       chunks (qtrace_reader_select_stream) */
+    uint32_t sel_stream;
 
     qtrace_progress_fn progress;    /* qtrace_reader_set_progress, or NULL */
     void *progress_arg;

@@ -502,7 +502,9 @@ int qtrace_reader_next(struct qtrace_reader *rd, struct qtrace_record *rec,
     do {
         ret = next_any(rd, rec, err);
     } while (ret > 0 && rd->selecting &&
-             !index_mask_has(rd->want, rec->ev->id));
+             (!index_mask_has(rd->want, rec->ev->id) ||
+              (rd->sel_one && rec->vcpu != QTRACE_VCPU_NONE &&
+               rec->stream != rd->sel_stream)));
     return ret;
 }
 

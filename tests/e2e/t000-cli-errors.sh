@@ -33,13 +33,13 @@ misuse() {
 
 # Help and version.
 run 0 --help
-for cmd in record dump info list; do
+for cmd in record dump info list flamegraph diff; do
     check_grep "--help lists $cmd" "^  $cmd " "$WORK/out"
 done
 check_eq "--help: stderr empty" 0 "$(wc -c < "$WORK/err")"
 run 0 --version
 check_grep "--version" '^qtrace [0-9]+\.[0-9]+' "$WORK/out"
-for cmd in record dump info list; do
+for cmd in record dump info list flamegraph diff; do
     run 0 "$cmd" --help
     check_grep "$cmd --help: usage line" "^usage: qtrace $cmd" "$WORK/out"
 done
@@ -62,6 +62,14 @@ check_grep "dump --bogus named" "^qtrace dump: unknown option '--bogus'" \
     "$WORK/err"
 run 2 info -e
 misuse info
+run 2 flamegraph
+misuse flamegraph
+run 2 flamegraph --min-width=x t.qtr
+misuse flamegraph
+run 2 diff a.qtr
+misuse diff
+run 2 diff -C -1 a.qtr b.qtr
+misuse diff
 run 2 record -O novalue /bin/true
 check_grep "record -O without '=' named" "^qtrace record: -O novalue: " \
     "$WORK/err"

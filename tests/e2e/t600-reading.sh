@@ -185,14 +185,17 @@ check_eq "bad header: report stops where dump does" \
 
 # --- progress: on a terminal (script gives one), never elsewhere
 if command -v script > /dev/null 2>&1; then
-    script -qc "'$QTRACE' dump '$T' > /dev/null" "$WORK/tty" > /dev/null 2>&1
-    check_grep "progress on a terminal" 'qtrace dump: [0-9]+%' "$WORK/tty"
+    # The threshold (256 MB) lowered for the test (docs/testing.md).
+    QTRACE_TEST_PROGRESS_MIN=0 script -qc "'$QTRACE' dump '$T' > /dev/null" \
+        "$WORK/tty" > /dev/null 2>&1
+    check_grep "progress on a terminal" 'qtrace dump: \[#* *\] +[0-9]+%' \
+        "$WORK/tty"
     check_grep "progress erased at the end" "$(printf '\r\033')\\[K" \
         "$WORK/tty"
 else
     echo "SKIP progress part: no script (Debian package bsdutils)"
 fi
-"$QTRACE" dump "$T" > /dev/null 2> "$WORK/notty"
+QTRACE_TEST_PROGRESS_MIN=0 "$QTRACE" dump "$T" > /dev/null 2> "$WORK/notty"
 check_eq "no progress when stderr is no terminal" 0 \
     "$(wc -c < "$WORK/notty")"
 finish

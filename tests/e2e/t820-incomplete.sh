@@ -34,11 +34,13 @@ while off + 32 <= len(d):
 
 # run CMD TRACE OUT: one reading command (CMD as in CMDS) on TRACE;
 # OUT.st gets its status, OUT.err its standard error.
-CMDS='dump info report report-syscalls report-functions replay
-      convert-etrace convert-uftrace'
+CMDS='dump info report report-syscalls report-functions report-folded
+      replay convert-etrace convert-uftrace flamegraph'
 run() {
     case $1 in
     report-*) "$QTRACE" report "--${1#report-}" "$2" ;;
+    flamegraph) rm -f "$3.svg"
+                "$QTRACE" flamegraph -o "$3.svg" "$2" ;;
     convert-*) rm -rf "$3.conv"
                "$QTRACE" convert --to "${1#convert-}" "$2" "$3.conv" ;;
     *) "$QTRACE" "$1" "$2" ;;

@@ -2,8 +2,9 @@
 /*
  * Fuzz target: the reading commands of the qtrace CLI, called in-process
  * on the input written as a trace file: info (plain and --per-cpu), dump
- * (all records, and a selective reading), report (text, JSON, CSV),
- * coverage (text, drcov, lcov), replay, and convert to
+ * (all records, and a selective reading), report (text, JSON, CSV,
+ * folded stacks), coverage (text, drcov, lcov), replay, flamegraph, diff
+ * of the file against itself, and convert to
  * each format into this process's directory. Their standard output goes
  * to /dev/null; what they print on stderr stays (one line per command).
  */
@@ -22,6 +23,7 @@ static char perfetto_out[4200];
 static char ctf_out[4200];
 static char drcov_out[4200];
 static char lcov_out[4200];
+static char svg_out[4200];
 
 /* Run one command on argv (NULL-terminated, copied: getopt permutes). */
 static void run(cli_cmd_fn fn, const char *const *args)
@@ -57,6 +59,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     snprintf(ctf_out, sizeof(ctf_out), "%s/out.ctf", dir);
     snprintf(drcov_out, sizeof(drcov_out), "%s/out.drcov", dir);
     snprintf(lcov_out, sizeof(lcov_out), "%s/out.info", dir);
+    snprintf(svg_out, sizeof(svg_out), "%s/out.svg", dir);
     /* Debug files are searched for here, not in the host's directories. */
     setenv("QTRACE_DEBUGINFO_PATH", dir, 1);
     return 0;
@@ -82,7 +85,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                                              NULL });
     run(cmd_coverage, (const char *const[]){ "coverage", "--format", "lcov",
                                              "-o", lcov_out, path, NULL });
+    run(cmd_report, (const char *const[]){ "report", "--folded",
+                                           "--per-stream", path, NULL });
     run(cmd_replay, (const char *const[]){ "replay", path, NULL });
+    run(cmd_flamegraph, (const char *const[]){ "flamegraph", "-f", "-o",
+                                               svg_out, path, NULL });
+    run(cmd_diff, (const char *const[]){ "diff", path, path, NULL });
     run(cmd_convert, (const char *const[]){ "convert", "--force", "--to",
                                             "uftrace", path, uftrace_out,
                                             NULL });

@@ -389,6 +389,87 @@ static void test_reader_round_trip_returns_every_record(void **state)
     free(path);
 }
 
+/* What qtrace_reader_chunks listed, in order. */
+struct chunk_list {
+    uint32_t stream[8];
+    uint64_t seq[8];
+    bool has_a[8];
+    size_t n;
+};
+
+static void note_chunk(void *arg, const struct qtrace_chunk_entry *e)
+{
+    struct chunk_list *cl = arg;
+
+    assert_true(cl->n < 8);
+    cl->stream[cl->n] = e->stream;
+    cl->seq[cl->n] = e->chunk_seq;
+    cl->has_a[cl->n] = (e->events[EV_A / 64] >> (EV_A % 64)) & 1;
+    cl->n++;
+}
+
+static void test_reader_select_stream_reads_one_stream(void **state)
+{
+    struct qtrace_record rec;
+    struct qtrace_reader *rd;
+    struct qtrace_err err;
+    struct chunk_list cl = { .n = 0 };
+    struct expect ex;
+    uint64_t want[QTRACE_MAX_EVENTS / 64] = { 0 };
+    uint64_t times[8];
+    char *path = write_reference(&ex, true);
+    size_t n = 0;
+
+    (void)state;
+    assert_int_equal(qtrace_reader_open(path, &rd, &err), 0);
+
+    /* The chunks, from the index: two streams, alternating. */
+    assert_int_equal(qtrace_reader_chunks(rd, note_chunk, &cl, &err), 0);
+    assert_int_equal(cl.n, 4);
+    assert_int_equal(cl.stream[0], 100);
+    assert_int_equal(cl.stream[1], 101);
+    assert_int_equal(cl.stream[2], 100);
+    assert_int_equal(cl.stream[3], 101);
+    assert_true(cl.seq[0] < cl.seq[1] && cl.seq[2] < cl.seq[3]);
+    assert_true(cl.has_a[0] && cl.has_a[2]);
+    assert_false(cl.has_a[1] || cl.has_a[3]);
+
+    /* Every record of stream 101, in order, none of 100. */
+    assert_int_equal(qtrace_reader_select_stream(rd, NULL, 101, &err), 0);
+    while (qtrace_reader_next(rd, &rec, &err) == 1) {
+        assert_true(n < 8);
+        assert_int_equal(rec.stream, 101);
+        times[n++] = rec.time;
+    }
+    assert_int_equal(n, 4);
+    assert_int_equal(times[0], 10);
+    assert_int_equal(times[1], 11);
+    assert_int_equal(times[2], 50);
+    assert_int_equal(times[3], 51);
+    assert_true(qtrace_reader_has_end(rd));
+
+    /* One event of stream 100: its ev_a records only. */
+    want[EV_A / 64] |= 1ull << (EV_A % 64);
+    assert_int_equal(qtrace_reader_select_stream(rd, want, 100, &err), 0);
+    n = 0;
+    while (qtrace_reader_next(rd, &rec, &err) == 1) {
+        assert_int_equal(rec.stream, 100);
+        assert_int_equal(rec.ev->id, EV_A);
+        n++;
+    }
+    assert_int_equal(n, 21);
+
+    /* A stream the trace lacks: nothing. Then everything again. */
+    assert_int_equal(qtrace_reader_select_stream(rd, NULL, 7, &err), 0);
+    assert_int_equal(qtrace_reader_next(rd, &rec, &err), 0);
+    assert_int_equal(qtrace_reader_select(rd, NULL, &err), 0);
+    assert_int_equal(read_all(rd, &ex, &n, &err), 0);
+    assert_int_equal(n, 28);
+    qtrace_reader_close(rd);
+    unlink(path);
+    free(path);
+}
+
 static void test_reader_accessors_decode_args(void **state)
 {
     static const uint8_t code[] = { 0x1f, 0x20, 0x03, 0xd5, 0xc0 };
@@ -1149,6 +1230,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_reader_round_trip_returns_every_record),
         cmocka_unit_test(test_reader_accessors_decode_args),
+        cmocka_unit_test(test_reader_select_stream_reads_one_stream),
         cmocka_unit_test(test_reader_missing_end_reports_unclean_exit),
         cmocka_unit_test(test_reader_every_cut_reads_whole_chunks),
         cmocka_unit_test(test_reader_flipped_payload_byte_is_checksum_mismatch),
