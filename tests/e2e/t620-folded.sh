@@ -121,6 +121,17 @@ below_roots "$F" > below.one
 below_roots per.folded > below.per
 check_same "--per-stream: the same stacks below the roots" below.one below.per
 
+# The same stacks as a table: JSON rows and CSV lines equal the text's.
+"$QTRACE" report --folded --format=json calls.qtr > folded.json
+"$QTRACE" report --folded --format=csv calls.qtr > folded.csv
+check_eq "--format=json: the text's stacks and counts" "$(cat "$F")" \
+    "$(python3 -c 'import json, sys
+for r in json.load(open(sys.argv[1])): print(r["stack"], r["instructions"])' folded.json)"
+check_eq "--format=csv: the text's stacks and counts" "$(cat "$F")" \
+    "$(python3 -c 'import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+print("\n".join(r["stack"] + " " + r["instructions"] for r in rows))' folded.csv)"
+
 # A bare report prints no folded stacks; an empty trace says so.
 "$QTRACE" report calls.qtr > bare.out
 check_eq "bare report: no folded lines" 0 "$(grep -c "^$ROOT" bare.out)"
