@@ -89,17 +89,45 @@ static int scan_block_packet(uint8_t tag, const uint8_t **pp,
     return tag == PK_RUN ? 0 : skip_varints(pp, end, 1);
 }
 
+/*
+ * A packet of predicted accesses (QTRACE_CHUNK_ACCESSES): its varint
+ * skipped. A block of such a chunk may make accesses too (its predicted
+ * ones): scan_packet marks them with every block, which is safe (a mask
+ * may say more than a chunk holds, never less).
+ */
+static int scan_access_packet(uint8_t tag, const uint8_t **pp,
+                              const uint8_t *end, uint64_t *blocks)
+{
+    if (tag == PK_BLOCK_EXPLICIT) {
+        return scan_block_packet(PK_BLOCK, pp, end, blocks) < 0 ? -1 : 0;
+    }
+    if (tag == PK_HITS || tag == PK_DELTA) {
+        return skip_varints(pp, end, 1);
+    }
+    return 0;
+}
+
 /* One packet after its tag; returns the bytes left to skip, or -1. */
 static int scan_packet(uint8_t tag, const uint8_t *base, const uint8_t **pp,
-                       const uint8_t *end, const struct index_ids *ids,
-                       uint64_t *mask, uint64_t *blocks)
+                       const uint8_t *end, bool accesses,
+                       const struct index_ids *ids, uint64_t *mask,
+                       uint64_t *blocks)
 {
     const uint8_t *rec;
     uint32_t size;
 
     if (tag <= PK_BLOCK_SHORT_MAX || tag == PK_BLOCK || tag == PK_RUN) {
         index_mask_set(mask, ids->exec_tb);
+        if (accesses) {
+            index_mask_set(mask, ids->mem_access);
+        }
         return scan_block_packet(tag, pp, end, blocks);
+    }
+    if (accesses && (tag == PK_BLOCK_EXPLICIT || tag == PK_HITS ||
+                     tag >= PK_HITS_SHORT)) {
+        index_mask_set(mask, ids->exec_tb);
+        index_mask_set(mask, ids->mem_access);
+        return scan_access_packet(tag, pp, end, blocks);
     }
     if (tag == PK_MEM || tag == PK_MEM_FULL) {
         index_mask_set(mask, ids->mem_access);
@@ -126,32 +154,34 @@ static int scan_packet(uint8_t tag, const uint8_t *base, const uint8_t **pp,
     return 0;
 }
 
-int index_scan_blocks(const uint8_t *p, size_t len, bool packed,
+int index_scan_blocks(const uint8_t *p, size_t len, uint16_t flags,
                       const struct index_ids *ids, uint64_t *mask,
                       uint64_t *blocks)
 {
     const uint8_t *base = p, *end = p + len;
+    bool accesses = flags & QTRACE_CHUNK_ACCESSES;
 
     *blocks = 0;
-    if (!packed) {
+    if (!(flags & QTRACE_CHUNK_PACKED)) {
         return scan_records(p, end, mask);
     }
     while (p < end) {
         uint8_t tag = *p++;
 
-        if (scan_packet(tag, base, &p, end, ids, mask, blocks) < 0) {
+        if (scan_packet(tag, base, &p, end, accesses, ids, mask,
+                        blocks) < 0) {
             return -1;
         }
     }
     return 0;
 }
 
-int index_scan_payload(const uint8_t *p, size_t len, bool packed,
+int index_scan_payload(const uint8_t *p, size_t len, uint16_t flags,
                        const struct index_ids *ids, uint64_t *mask)
 {
     uint64_t blocks;
 
-    return index_scan_blocks(p, len, packed, ids, mask, &blocks);
+    return index_scan_blocks(p, len, flags, ids, mask, &blocks);
 }
 
 int index_add(struct index *ix, const struct index_entry *e)

@@ -73,14 +73,14 @@ void index_ids_find(struct index_ids *ids, const struct qtrace_catalog *cat);
  * when packed). Returns 0, or -1 when the payload is malformed (what was
  * found before is kept).
  */
-int index_scan_payload(const uint8_t *p, size_t len, bool packed,
+int index_scan_payload(const uint8_t *p, size_t len, uint16_t flags,
                        const struct index_ids *ids, uint64_t *mask);
 
 /*
  * index_scan_payload, also giving in *blocks the exec_tb records the
  * block packets stand for (saturating at UINT64_MAX).
  */
-int index_scan_blocks(const uint8_t *p, size_t len, bool packed,
+int index_scan_blocks(const uint8_t *p, size_t len, uint16_t flags,
                       const struct index_ids *ids, uint64_t *mask,
                       uint64_t *blocks);
 

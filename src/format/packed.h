@@ -16,6 +16,13 @@
 
 /* chunk_hdr.flags bit: the payload is a packet stream, not records. */
 #define QTRACE_CHUNK_PACKED 0x0001u
+/*
+ * With QTRACE_CHUNK_PACKED: the accesses of the stream's blocks go
+ * through the access predictor (access-pred.h): a predicted block makes
+ * its predicted accesses, and the access packets below say where an
+ * explicit block's accesses were foreseen and where not.
+ */
+#define QTRACE_CHUNK_ACCESSES 0x0004u
 
 /*
  * Packets. A block packet names a block the predictor did not foresee,
@@ -33,6 +40,15 @@
 #define PK_FUNC_EXIT 0x88u          /* + kind 0..3 */
 #define PK_FUNC_KINDS 4u
 #define PK_MEM_FULL 0x8cu           /* PK_MEM, then paddr and value */
+/* QTRACE_CHUNK_ACCESSES chunks only: */
+#define PK_BLOCK_EXPLICIT 0x8du     /* varint run, then one more predicted
+                                       block whose accesses follow */
+#define PK_HITS 0x8eu               /* varint n: n accesses as predicted */
+#define PK_HITS_SHORT 0x90u         /* + n - 1 for n 1..32 */
+#define PK_HITS_SHORT_MAX 32u
+#define PK_DELTA_SHORT 0xb0u        /* + zigzag delta 0..0x4e */
+#define PK_DELTA_SHORT_MAX 0x4eu
+#define PK_DELTA 0xffu              /* varint zigzag delta */
 
 /* Predictor slots per stream: a power of two. */
 #define PACKED_SLOTS 16384u

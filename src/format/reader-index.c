@@ -189,7 +189,8 @@ static bool scan_chunk(struct qtrace_reader *rd, const struct index_ids *ids,
     uint64_t blocks;
     char why[160];
 
-    if (hdr->flags & ~(QTRACE_CHUNK_PACKED | QTRACE_CHUNK_ZSTD)) {
+    if (hdr->flags & ~(QTRACE_CHUNK_PACKED | QTRACE_CHUNK_ZSTD |
+                       QTRACE_CHUNK_ACCESSES)) {
         return false;
     }
     if ((hdr->flags & QTRACE_CHUNK_ZSTD) &&
@@ -201,7 +202,7 @@ static bool scan_chunk(struct qtrace_reader *rd, const struct index_ids *ids,
      * A bad record is met when the chunk is read: always read it. So
      * with blocks past the END chunk's count (unpack.c refuses them).
      */
-    if (index_scan_blocks(payload, len, hdr->flags & QTRACE_CHUNK_PACKED,
+    if (index_scan_blocks(payload, len, hdr->flags,
                           ids, mask, &blocks) < 0 || blocks > *blocks_left) {
         memset(mask, 0xff, INDEX_WORDS * sizeof(*mask));
         *blocks_left = 0;
@@ -417,7 +418,8 @@ static bool header_passes(const struct qtrace_reader *rd, uint64_t *len)
            load64(p + 24) == rd->chunk_no &&
            kind != QTRACE_CHUNK_META && kind != QTRACE_CHUNK_END &&
            !(kind == QTRACE_CHUNK_DATA &&
-             (flags & ~(QTRACE_CHUNK_PACKED | QTRACE_CHUNK_ZSTD)));
+             (flags & ~(QTRACE_CHUNK_PACKED | QTRACE_CHUNK_ZSTD |
+                        QTRACE_CHUNK_ACCESSES)));
 }
 
 /*

@@ -171,7 +171,10 @@ static int enter_chunk(struct qtrace_reader *rd, struct qtrace_err *err)
                         PRIu64 " of the END chunk", no, off, hdr.stream,
                         rd->streams_bound);
         }
-        if (hdr.flags & ~(QTRACE_CHUNK_PACKED | QTRACE_CHUNK_ZSTD)) {
+        if (hdr.flags & ~(QTRACE_CHUNK_PACKED | QTRACE_CHUNK_ZSTD |
+                          QTRACE_CHUNK_ACCESSES) ||
+            (hdr.flags & QTRACE_CHUNK_ACCESSES &&
+             !(hdr.flags & QTRACE_CHUNK_PACKED))) {
             return stop(rd, -ENOTSUP, err, "chunk %" PRIu64 " at offset 0x%"
                         PRIx64 ": unsupported payload encoding (flags 0x%x)",
                         no, off, hdr.flags);
@@ -185,7 +188,8 @@ static int enter_chunk(struct qtrace_reader *rd, struct qtrace_err *err)
         }
         rd->packed = hdr.flags & QTRACE_CHUNK_PACKED;
         if (rd->packed &&
-            unpack_begin(&rd->up, hdr.stream, why, sizeof(why)) < 0) {
+            unpack_begin(&rd->up, hdr.stream, hdr.flags, why,
+                         sizeof(why)) < 0) {
             return stop(rd, -ENOMEM, err, "chunk %" PRIu64 " at offset 0x%"
                         PRIx64 ": %s", no, off, why);
         }
@@ -470,8 +474,8 @@ static int next_any(struct qtrace_reader *rd, struct qtrace_record *rec,
     }
     for (;;) {
         /* A packet's blocks may outlive its bytes: check both. */
-        if (rd->packed && (rd->rec < rd->rec_end || rd->up.pending ||
-                           rd->up.miss)) {
+        if (rd->packed && (rd->rec < rd->rec_end ||
+                           unpack_has_pending(&rd->up))) {
             ret = take_packed(rd, rec, err);
             if (ret != 0) {
                 return ret;
@@ -508,6 +512,31 @@ int qtrace_reader_next(struct qtrace_reader *rd, struct qtrace_record *rec,
     return ret;
 }
 
+/*
+ * Count a packed chunk whose blocks make predicted accesses: only the
+ * predictor knows how many, so its records are made and counted.
+ */
+static int count_expanded(struct qtrace_reader *rd, uint64_t *counts,
+                          uint64_t *n, uint64_t *last_time,
+                          struct qtrace_err *err)
+{
+    struct qtrace_record rec = { .ev = NULL };
+    int ret;
+
+    while (rd->rec < rd->rec_end || unpack_has_pending(&rd->up)) {
+        ret = take_packed(rd, &rec, err);
+        if (ret <= 0) {
+            return ret;
+        }
+        counts[rec.ev->id]++;
+        (*n)++;
+        if (rec.time > *last_time) {
+            *last_time = rec.time;
+        }
+    }
+    return 0;
+}
+
 /* Count one packed chunk's packets into counts (see count_chunk). */
 static int count_packed(struct qtrace_reader *rd, uint64_t *counts,
                         uint64_t *n, uint64_t *last_time,
@@ -519,6 +548,9 @@ static int count_packed(struct qtrace_reader *rd, uint64_t *counts,
     char why[160], at[48];
     int ret;
 
+    if (rd->up.accesses) {
+        return count_expanded(rd, counts, n, last_time, err);
+    }
     for (;;) {
         ret = unpack_count(&rd->up, rd->payload, &rd->rec, rd->rec_end,
                            counts, n, &p, &avail, why, sizeof(why));

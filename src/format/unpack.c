@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "access-pred.h"
 #include "le.h"
 #include "packed.h"
 #include "qtrace/format.h"
@@ -30,11 +31,14 @@ struct unpack_stream {
     uint64_t func_other;
     uint32_t func_depth;
     bool have_block;                /* block_pc and block_time are set */
+    uint32_t cur_tb;                /* QTRACE_CHUNK_ACCESSES: the current
+                                       block, 0 before one or a restart */
+    uint32_t cur_k;                 /* its accesses so far */
+    struct packed_acc *acc;         /* the access predictor's table,
+                                       allocated with the first chunk
+                                       that needs it, kept over restarts */
     uint32_t slot[PACKED_SLOTS];
 };
-
-
-
 
 /* Offsets of the named arguments; false if one is missing or mistyped. */
 static bool find_fields(const struct qtrace_event_desc *ev,
@@ -119,19 +123,32 @@ int unpack_init(struct unpacker *u, const struct qtrace_catalog *cat,
     return 0;
 }
 
+/* Nothing left of the last chunk's packets. */
+static void clear_pending(struct unpacker *u)
+{
+    u->pending = 0;
+    u->explicit_next = false;
+    u->miss = false;
+    u->acc_pending = 0;
+    u->hits = 0;
+}
+
 void unpack_reset(struct unpacker *u)
 {
     struct unpack_stream **s;
     size_t pos = 0;
 
     while ((s = idmap_next(&u->streams, &pos)) != NULL) {
+        if ((*s)->acc) {
+            free((*s)->acc);
+            budget_give(u->budget, PACKED_ACC_SLOTS * sizeof(*(*s)->acc));
+        }
         free(*s);
         budget_give(u->budget, sizeof(**s));
     }
     idmap_fini(&u->streams);
     u->cur = NULL;
-    u->pending = 0;
-    u->miss = false;
+    clear_pending(u);
     u->records_left = u->records_bound;
 }
 
@@ -250,8 +267,28 @@ int unpack_note_tb(struct unpacker *u, const uint8_t *rec, char *why,
     return 0;
 }
 
-int unpack_begin(struct unpacker *u, uint32_t stream, char *why,
-                 size_t why_len)
+/* The access table of s, allocated zeroed the first time. */
+static int need_acc(struct unpacker *u, struct unpack_stream *s, char *why,
+                    size_t why_len)
+{
+    if (s->acc) {
+        return 0;
+    }
+    if (!budget_take(u->budget, PACKED_ACC_SLOTS * sizeof(*s->acc), why,
+                     why_len)) {
+        return -ENOMEM;
+    }
+    s->acc = calloc(PACKED_ACC_SLOTS, sizeof(*s->acc));
+    if (!s->acc) {
+        budget_give(u->budget, PACKED_ACC_SLOTS * sizeof(*s->acc));
+        snprintf(why, why_len, "%s", strerror(ENOMEM));
+        return -ENOMEM;
+    }
+    return 0;
+}
+
+int unpack_begin(struct unpacker *u, uint32_t stream, uint16_t flags,
+                 char *why, size_t why_len)
 {
     struct unpack_stream **s = idmap_put(&u->streams, stream, why, why_len);
 
@@ -270,8 +307,11 @@ int unpack_begin(struct unpacker *u, uint32_t stream, char *why,
         }
     }
     u->cur = *s;
-    u->pending = 0;
-    u->miss = false;
+    clear_pending(u);
+    u->accesses = flags & QTRACE_CHUNK_ACCESSES;
+    if (u->accesses && need_acc(u, *s, why, why_len) < 0) {
+        return -ENOMEM;
+    }
     return 0;
 }
 
@@ -322,7 +362,13 @@ static inline int claim_blocks(struct unpacker *u, uint64_t n, char *why,
 static void restart_stream(struct unpack_stream *s, uint64_t time,
                            uint32_t insns)
 {
+    struct packed_acc *acc = s->acc;
+
     memset(s, 0, sizeof(*s));
+    s->acc = acc;
+    if (acc) {
+        packed_acc_reset(acc);
+    }
     /* The interrupted block goes on: accesses are relative to pc 0. */
     s->have_block = true;
     s->block_time = time;
@@ -355,20 +401,43 @@ static int make_block(struct unpacker *u, uint32_t id, char *why,
     s->icount += tb->n_insns;
     s->prev2 = s->prev;
     s->prev = id;
+    if (u->accesses) {
+        if (s->cur_tb) {
+            packed_acc_end_block(s->acc, s->cur_tb, s->cur_k);
+        }
+        s->cur_tb = id;
+        s->cur_k = 0;
+    }
     return 1;
 }
 
-/* One predicted block: what the predictor says follows. */
-static int predicted_block(struct unpacker *u, char *why, size_t why_len)
+/*
+ * One predicted block: what the predictor says follows. In a chunk with
+ * predicted accesses, its accesses follow as predicted too, unless
+ * explicit (PK_BLOCK_EXPLICIT): then packets give them.
+ */
+static int predicted_block(struct unpacker *u, bool explicit, char *why,
+                           size_t why_len)
 {
     struct unpack_stream *s = u->cur;
     uint32_t id = s->slot[packed_slot(s->prev, s->prev2)];
+    uint32_t m;
+    int ret;
 
     if (id == 0) {
         return fail(why, why_len, "run of predicted blocks with no "
                     "prediction after block %u", s->prev);
     }
-    return make_block(u, id, why, why_len);
+    ret = make_block(u, id, why, why_len);
+    if (ret < 0 || !u->accesses || explicit) {
+        return ret;
+    }
+    m = packed_acc_count(s->acc, id);
+    if (m && claim_blocks(u, m, why, why_len) < 0) {
+        return -1;
+    }
+    u->acc_pending = m;
+    return ret;
 }
 
 /*
@@ -455,13 +524,47 @@ static int read_mem_full(struct unpacker *u, uint8_t info, uint64_t vaddr,
     return 1;
 }
 
+/* A mem_access record of the current block in rec_buf. */
+static void access_record(struct unpacker *u, uint64_t idx, uint64_t pc_off,
+                          uint8_t info, uint64_t vaddr)
+{
+    struct unpack_stream *s = u->cur;
+    uint8_t *r = (uint8_t *)u->rec_buf;
+
+    s->last_vaddr = vaddr;
+    memset(r, 0, u->mem.size);
+    store16(r, u->mem.id);
+    store16(r + 2, u->mem.size);
+    store64(r + 8, s->block_time + idx);
+    store64(r + u->mem.off[0], s->block_pc + pc_off);
+    store64(r + u->mem.off[1], vaddr);
+    r[u->mem.off[3]] = packed_mem_size(info);
+    r[u->mem.off[4]] = packed_mem_flags(info);
+}
+
+/*
+ * The access predictor learns an access of the current block (chunks
+ * with QTRACE_CHUNK_ACCESSES, after a block: not between a restart and
+ * the next block).
+ */
+static void note_access(struct unpacker *u, uint32_t idx, uint32_t pc_off,
+                        uint8_t info, uint64_t vaddr)
+{
+    struct unpack_stream *s = u->cur;
+
+    if (u->accesses && s->cur_tb) {
+        packed_acc_note(s->acc, s->cur_tb, s->cur_k, idx, pc_off, info,
+                        vaddr);
+        s->cur_k++;
+    }
+}
+
 /* A memory packet: a mem_access record of the current block. */
 static int read_mem_packet(struct unpacker *u, bool full, const uint8_t **pp,
                            const uint8_t *end, char *why, size_t why_len)
 {
     struct unpack_stream *s = u->cur;
-    uint8_t *r = (uint8_t *)u->rec_buf;
-    uint64_t idx, pc_off, delta;
+    uint64_t idx, pc_off, delta, vaddr;
     uint8_t info;
 
     if (packed_get_varint(pp, end, &idx) < 0 ||
@@ -478,19 +581,101 @@ static int read_mem_packet(struct unpacker *u, bool full, const uint8_t **pp,
     if (!s->have_block) {
         return fail(why, why_len, "memory packet before any block");
     }
-    s->last_vaddr += (uint64_t)packed_unzigzag(delta);
-    memset(r, 0, u->mem.size);
-    store16(r, u->mem.id);
-    store16(r + 2, u->mem.size);
-    store64(r + 8, s->block_time + idx);
-    store64(r + u->mem.off[0], s->block_pc + pc_off);
-    store64(r + u->mem.off[1], s->last_vaddr);
-    r[u->mem.off[3]] = packed_mem_size(info);
-    r[u->mem.off[4]] = packed_mem_flags(info);
+    vaddr = s->last_vaddr + (uint64_t)packed_unzigzag(delta);
+    access_record(u, idx, pc_off, info, vaddr);
     if (full) {
-        return read_mem_full(u, info, s->last_vaddr, pp, end, why, why_len);
+        return read_mem_full(u, info, vaddr, pp, end, why, why_len);
     }
+    if (idx > UINT32_MAX || pc_off > UINT32_MAX) {
+        return fail(why, why_len, "memory packet out of range");
+    }
+    note_access(u, (uint32_t)idx, (uint32_t)pc_off, info, vaddr);
     return 1;
+}
+
+/*
+ * The next access of the current block as its static access predicts
+ * it, moved by delta: a predicted access (0), a hit, or a stride miss.
+ */
+static int predicted_access(struct unpacker *u, uint64_t delta, char *why,
+                            size_t why_len)
+{
+    struct unpack_stream *s = u->cur;
+    const struct packed_acc *a;
+
+    if (!s->cur_tb || !u->mem.id) {
+        return fail(why, why_len, "predicted access with no block");
+    }
+    a = packed_acc_at(s->acc, s->cur_tb, s->cur_k);
+    if (!packed_acc_is(a, s->cur_tb, s->cur_k)) {
+        return fail(why, why_len, "access %u of block %u has no "
+                    "prediction", s->cur_k, s->cur_tb);
+    }
+    access_record(u, a->idx, a->pc_off, a->info, packed_acc_next(a) + delta);
+    note_access(u, a->idx, a->pc_off, a->info, packed_acc_next(a) + delta);
+    return 1;
+}
+
+/*
+ * The packets of predicted accesses (QTRACE_CHUNK_ACCESSES): hits, a
+ * stride miss and its delta, a block whose accesses are packets.
+ * Returns 1 with a record, 0 when the packet only set what comes next,
+ * -1 on a malformed packet.
+ */
+static int read_access_packet(struct unpacker *u, uint8_t tag,
+                              const uint8_t **pp, const uint8_t *end,
+                              char *why, size_t why_len)
+{
+    uint64_t v = tag - PK_DELTA_SHORT;
+
+    if (tag == PK_BLOCK_EXPLICIT) {
+        if (packed_get_varint(pp, end, &v) < 0 || v > UINT32_MAX) {
+            return fail(why, why_len, "bad run length");
+        }
+        if (claim_blocks(u, v + 1, why, why_len) < 0) {
+            return -1;
+        }
+        u->pending = (uint32_t)v;
+        u->explicit_next = true;
+        return 0;
+    }
+    if (tag == PK_HITS || (tag >= PK_HITS_SHORT &&
+                           tag < PK_HITS_SHORT + PK_HITS_SHORT_MAX)) {
+        v = tag - PK_HITS_SHORT + 1;
+        if (tag == PK_HITS &&
+            (packed_get_varint(pp, end, &v) < 0 || v == 0)) {
+            return fail(why, why_len, "bad hits packet");
+        }
+        if (claim_blocks(u, v, why, why_len) < 0) {
+            return -1;
+        }
+        u->hits = v;
+        return 0;
+    }
+    if (tag == PK_DELTA && packed_get_varint(pp, end, &v) < 0) {
+        return fail(why, why_len, "cut delta packet");
+    }
+    return predicted_access(u, (uint64_t)packed_unzigzag(v), why, why_len);
+}
+
+/* An access packet stepped over (blocks are not being expanded). */
+static int skip_access_packet(uint8_t tag, const uint8_t **pp,
+                              const uint8_t *end, char *why, size_t why_len)
+{
+    uint64_t v;
+
+    if ((tag == PK_BLOCK_EXPLICIT || tag == PK_HITS || tag == PK_DELTA) &&
+        packed_get_varint(pp, end, &v) < 0) {
+        return fail(why, why_len, "cut access packet");
+    }
+    return 0;
+}
+
+/* Whether tag is one of read_access_packet's. */
+static inline bool is_access_tag(uint8_t tag)
+{
+    return tag == PK_BLOCK_EXPLICIT || tag == PK_HITS ||
+           tag >= PK_HITS_SHORT;
 }
 
 /*
@@ -540,9 +725,20 @@ int unpack_next(struct unpacker *u, const uint8_t *base, const uint8_t **pp,
     for (;;) {
         uint8_t tag;
 
+        if (u->acc_pending || u->hits) {
+            /* Predicted accesses: of a predicted block, or a hits packet. */
+            u->acc_pending ? u->acc_pending-- : u->hits--;
+            ret = predicted_access(u, 0, why, why_len);
+            break;
+        }
         if (u->pending) {
             u->pending--;
-            ret = predicted_block(u, why, why_len);
+            ret = predicted_block(u, false, why, why_len);
+            break;
+        }
+        if (u->explicit_next) {
+            u->explicit_next = false;
+            ret = predicted_block(u, true, why, why_len);
             break;
         }
         if (u->miss) {
@@ -559,8 +755,20 @@ int unpack_next(struct unpacker *u, const uint8_t *base, const uint8_t **pp,
                 return -1;
             }
             if (u->skip_blocks) {
-                u->pending = 0;
-                u->miss = false;
+                clear_pending(u);
+            }
+            continue;
+        }
+        if (u->accesses && is_access_tag(tag) && u->skip_blocks) {
+            if (skip_access_packet(tag, pp, end, why, why_len) < 0) {
+                return -1;
+            }
+            continue;
+        }
+        if (u->accesses && is_access_tag(tag)) {
+            ret = read_access_packet(u, tag, pp, end, why, why_len);
+            if (ret != 0) {
+                break;
             }
             continue;
         }

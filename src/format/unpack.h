@@ -72,9 +72,16 @@ struct unpacker {
 
     bool skip_blocks;               /* blocks and accesses not wanted:
                                        their packets are stepped over */
+    bool accesses;                  /* the chunk has QTRACE_CHUNK_ACCESSES */
     uint32_t pending;               /* predicted blocks still to hand out */
+    bool explicit_next;             /* then a predicted block whose
+                                       accesses are packets */
     bool miss;                      /* a missed block follows them */
     int64_t miss_delta;             /* its id minus the block before it */
+    uint32_t acc_pending;           /* predicted accesses of the current
+                                       block still to hand out */
+    uint64_t hits;                  /* accesses of a hits packet still to
+                                       hand out */
     uint64_t rec_buf[8];            /* a rebuilt record (64 bytes) */
 };
 
@@ -107,11 +114,19 @@ int unpack_note_tb(struct unpacker *u, const uint8_t *rec, char *why,
                    size_t why_len);
 
 /*
- * The next chunk is packed and belongs to this stream. 0, or -ENOMEM
- * with why filled.
+ * The next chunk is packed (chunk flags: QTRACE_CHUNK_PACKED, maybe
+ * QTRACE_CHUNK_ACCESSES) and belongs to this stream. 0, or -ENOMEM with
+ * why filled.
  */
-int unpack_begin(struct unpacker *u, uint32_t stream, char *why,
-                 size_t why_len);
+int unpack_begin(struct unpacker *u, uint32_t stream, uint16_t flags,
+                 char *why, size_t why_len);
+
+/* Whether records remain that the chunk's bytes no longer hold. */
+static inline bool unpack_has_pending(const struct unpacker *u)
+{
+    return u->pending || u->explicit_next || u->miss || u->acc_pending ||
+           u->hits;
+}
 
 /*
  * Next record from the packet stream at *pp (payload from base to end).
@@ -130,7 +145,9 @@ int unpack_next(struct unpacker *u, const uint8_t *base, const uint8_t **pp,
  * memory and function packets add to the counts of their events; a record
  * packet stops the walk with 2 and *rec, *avail as unpack_next (the caller
  * checks and counts it, then moves *pp past it). Returns 0 at the end,
- * -1 with why on a malformed packet. *n gets the records counted.
+ * -1 with why on a malformed packet. *n gets the records counted. Not
+ * for a chunk with QTRACE_CHUNK_ACCESSES, whose predicted blocks make
+ * accesses only the predictor knows: count unpack_next's records.
  */
 int unpack_count(struct unpacker *u, const uint8_t *base, const uint8_t **pp,
                  const uint8_t *end, uint64_t *counts, uint64_t *n,

@@ -122,6 +122,16 @@ void mem_access_cb(unsigned int vcpu_index, qemu_plugin_meminfo_t info,
     }
 }
 
+/* The staged access (pack.h, STAGED_MEM) at p: head, then the address. */
+static inline void stage_access(uint8_t *p, const struct insn_info *in,
+                                uint8_t bits, uint64_t vaddr)
+{
+    uint64_t head = in->staged_head | (uint64_t)bits << 8;
+
+    memcpy(p, &head, sizeof(head));
+    memcpy(p + sizeof(head), &vaddr, sizeof(vaddr));
+}
+
 /* Everything mem_access_packed_cb leaves to a call. */
 static void __attribute__((noinline))
 mem_packed_slow(struct vcpu *vc, qemu_plugin_meminfo_t info, uint64_t vaddr,
@@ -132,13 +142,14 @@ mem_packed_slow(struct vcpu *vc, qemu_plugin_meminfo_t info, uint64_t vaddr,
         mem_record(vc, info, vaddr, in);
         return;
     }
-    pack_mem(vc->buf.pack, &vc->buf, in->idx, in->pc, meminfo_bits(info, in),
-             vaddr);
+    stage_access(vbuf_reserve(&vc->buf, STAGED_MEM_BYTES), in,
+                 meminfo_bits(info, in), vaddr);
 }
 
 /*
  * Run for every access: the common case (decoded meminfo cached, room in
- * the chunk) makes no call, so it saves no registers.
+ * the chunk) stores 16 bytes and makes no call, so it saves no
+ * registers. The writer thread predicts and encodes (pack.c).
  */
 void mem_access_packed_cb(unsigned int vcpu_index, qemu_plugin_meminfo_t info,
                           uint64_t vaddr, void *udata)
@@ -146,22 +157,22 @@ void mem_access_packed_cb(unsigned int vcpu_index, qemu_plugin_meminfo_t info,
     const struct insn_info *in = udata;
     struct vcpu *vc = vcpu_of(vcpu_index);
     uint64_t e;
-    uint8_t *start = NULL;
+    uint8_t *p;
 
     if (!vc) {
         return;
     }
     e = atomic_load_explicit((_Atomic uint64_t *)&in->meminfo,
                              memory_order_relaxed);
-    if (__builtin_expect(vc->buf.pack && meminfo_cached(e, info), 1)) {
-        start = staged_packet_try(&vc->buf, PACKED_MEM_MAX);
-    }
-    if (__builtin_expect(start == NULL, 0)) {
-        mem_packed_slow(vc, info, vaddr, in);
+    p = vc->buf.pos;
+    if (__builtin_expect(meminfo_cached(e, info) &&
+                         p + STAGED_MEM_BYTES <= vc->buf.end &&
+                         vc->buf.pack != NULL, 1)) {
+        stage_access(p, in, (uint8_t)e, vaddr);
+        vc->buf.pos = p + STAGED_MEM_BYTES;
         return;
     }
-    pack_mem_at(vc->buf.pack, &vc->buf, start, in->idx, in->pc, (uint8_t)e,
-                vaddr);
+    mem_packed_slow(vc, info, vaddr, in);
 }
 
 /* The accessed value (QEMU 9.2+); a 16-byte access keeps its low half. */

@@ -13,6 +13,7 @@
 #include "qtrace-events.h"
 #include "qtrace/catalog.h"
 #include "qtrace/format.h"
+#include "../format/access-pred.h"
 #include "../format/le.h"
 #include "pack.h"
 #include "tbtab.h"
@@ -29,6 +30,14 @@ struct predictor {
     uint64_t func_pc;
     uint64_t func_other;
     uint32_t func_depth;
+    /* Streams with QTRACE_CHUNK_ACCESSES (access-pred.h): */
+    struct packed_acc *acc;         /* the table, with the first chunk */
+    uint64_t last_vaddr;            /* the previous access's address */
+    uint32_t cur_tb;                /* the block accesses belong to, 0
+                                       before one and after a restart */
+    uint32_t cur_k;                 /* its accesses so far */
+    uint64_t cur_pc;
+    uint32_t hits;                  /* predicted accesses not written yet */
     uint32_t slot[PACKED_SLOTS];
 };
 
@@ -97,6 +106,10 @@ static const uint8_t *staged_item(const uint8_t *base, const uint8_t *p,
     uint32_t w = load32(p);
 
     *rec = NULL;
+    if (staged_is_mem(w)) {
+        return end - p >= (ptrdiff_t)STAGED_MEM_BYTES ?
+               p + STAGED_MEM_BYTES : NULL;
+    }
     if (w < STAGED_PACKET) {
         return p + STAGED_WORD;
     }
@@ -127,10 +140,15 @@ uint64_t pack_staged_records(const uint8_t *p, size_t len)
 static void predictor_reset(struct predictor *pr, uint32_t stream)
 {
     uint64_t staged = pr->staged_bytes;     /* counts on through a reset */
+    struct packed_acc *acc = pr->acc;       /* kept, emptied */
 
     memset(pr, 0, sizeof(*pr));
     pr->stream = stream;
     pr->staged_bytes = staged;
+    pr->acc = acc;
+    if (acc) {
+        packed_acc_reset(acc);
+    }
 }
 
 /* The predictor of in's stream; a new stream starts from zero. */
@@ -151,6 +169,12 @@ static struct predictor *predictor_of(const struct chunk *in)
         preds[in->vcpu] = pr;
     } else if (pr->stream != in->stream) {
         predictor_reset(pr, in->stream);
+    }
+    if ((in->flags & QTRACE_CHUNK_ACCESSES) && !pr->acc) {
+        pr->acc = calloc(PACKED_ACC_SLOTS, sizeof(*pr->acc));
+        if (!pr->acc) {
+            return NULL;
+        }
     }
     return pr;
 }
@@ -180,7 +204,7 @@ static uint8_t *put_blocks(struct predictor *pr, const uint8_t **pp,
     while (end - p >= (ptrdiff_t)STAGED_WORD) {
         uint32_t id = load32(p), *slot;
 
-        if (id >= STAGED_PACKET) {
+        if (id >= STAGED_MEM) {
             break;
         }
         p += STAGED_WORD;
@@ -305,6 +329,300 @@ static bool out_fits(size_t in_len)
     return true;
 }
 
+/*
+ * A staged item that is neither a block nor an access (a record, a
+ * function event, a packet copied as it is), after the pending packets:
+ * what the old and the new transcoding share. A lost record restarts
+ * the stream, as the reader restarts it.
+ */
+static uint8_t *put_item(struct predictor *pr, const struct chunk *in,
+                         const uint8_t *p, const uint8_t *end,
+                         const uint8_t *rec, uint8_t *q, uint32_t *seen)
+{
+    if (rec) {
+        note_event(load16(rec));
+        q = put_record(q, rec);
+        if (load16(rec) == QTRACE_EV_LOST) {
+            predictor_reset(pr, in->stream);
+        }
+    } else if (staged_is_func(load32(p))) {
+        *seen |= packet_bit((uint8_t)(PK_FUNC_ENTRY +
+                                      (load32(p) - STAGED_FUNC)));
+        q = put_func(pr, p, q);
+    } else {
+        size_t len = staged_packet_len(load32(p));
+
+        *seen |= packet_bit(p[STAGED_WORD]);
+        /* A fixed-size copy is a few moves, a variable one a call. */
+        if (len <= PACKET_COPY &&
+            end - p >= (ptrdiff_t)(STAGED_WORD + PACKET_COPY)) {
+            memcpy(q, p + STAGED_WORD, PACKET_COPY);
+        } else {
+            memcpy(q, p + STAGED_WORD, len);
+        }
+        q += len;
+    }
+    return q;
+}
+
+/* ---- predicted accesses (QTRACE_CHUNK_ACCESSES, access-pred.h) ---- */
+
+/* A staged access (pack.h, STAGED_MEM), decoded. */
+struct staged_access {
+    uint32_t tb, idx;
+    uint8_t info;
+    uint64_t vaddr;
+    uint64_t pc;                    /* from the block's tb_info */
+};
+
+/* The access at p; false when its block or instruction is unknown. */
+static bool read_access(const uint8_t *p, struct staged_access *a)
+{
+    uint32_t w = load32(p);
+    const struct tb_info *ti;
+
+    a->tb = load32(p + 4);
+    a->idx = w >> 16 & STAGED_MEM_MAX_IDX;
+    a->info = (uint8_t)(w >> 8);
+    a->vaddr = load64(p + 8);
+    ti = tbtab_get(a->tb);
+    if (!ti || a->idx >= ti->n_insns) {
+        return false;
+    }
+    a->pc = ti->insns[a->idx].pc;
+    return true;
+}
+
+/* The predicted accesses not written yet, before any other packet. */
+static uint8_t *put_hits(struct predictor *pr, uint8_t *q, uint64_t *n)
+{
+    if (pr->hits <= PK_HITS_SHORT_MAX && pr->hits) {
+        *q++ = (uint8_t)(PK_HITS_SHORT + pr->hits - 1);
+    } else if (pr->hits) {
+        *q++ = PK_HITS;
+        q = packed_put_varint(q, pr->hits);
+    }
+    *n += pr->hits;
+    pr->hits = 0;
+    return q;
+}
+
+/* A PK_MEM packet, with the vaddr as its change from the previous one. */
+static uint8_t *put_mem(struct predictor *pr, uint8_t *q, uint32_t idx,
+                        uint64_t pc_off, uint8_t info, uint64_t vaddr)
+{
+    *q++ = PK_MEM;
+    q = packed_put_varint(q, idx);
+    q = packed_put_varint(q, pc_off);
+    *q++ = info;
+    return packed_put_varint(q, packed_zigzag((int64_t)(vaddr -
+                                                        pr->last_vaddr)));
+}
+
+/*
+ * One access of the current block: nothing (a hit, counted), a stride
+ * miss (its delta from the prediction) or a PK_MEM packet (a static
+ * access not known, or known as another). The predictor then learns it.
+ */
+static uint8_t *put_access(struct predictor *pr,
+                           const struct staged_access *sa, uint8_t *q,
+                           uint64_t *n)
+{
+    uint64_t pc_off = sa->pc - pr->cur_pc;
+    const struct packed_acc *a;
+
+    if (!pr->cur_tb || pc_off > UINT32_MAX) {
+        /* After a restart: relative to pc 0, as the reader takes it. */
+        q = put_hits(pr, q, n);
+        q = put_mem(pr, q, sa->idx, pr->cur_tb ? pc_off : sa->pc, sa->info,
+                    sa->vaddr);
+        (*n)++;
+        pr->cur_k += pr->cur_tb != 0;
+        pr->last_vaddr = sa->vaddr;
+        return q;
+    }
+    a = packed_acc_at(pr->acc, pr->cur_tb, pr->cur_k);
+    if (packed_acc_is(a, pr->cur_tb, pr->cur_k) &&
+        packed_acc_same(a, sa->idx, (uint32_t)pc_off, sa->info)) {
+        uint64_t z = packed_zigzag((int64_t)(sa->vaddr -
+                                             packed_acc_next(a)));
+
+        if (z == 0) {
+            pr->hits++;
+        } else {
+            q = put_hits(pr, q, n);
+            if (z <= PK_DELTA_SHORT_MAX) {
+                *q++ = (uint8_t)(PK_DELTA_SHORT + z);
+            } else {
+                *q++ = PK_DELTA;
+                q = packed_put_varint(q, z);
+            }
+            (*n)++;
+        }
+    } else {
+        q = put_hits(pr, q, n);
+        q = put_mem(pr, q, sa->idx, pc_off, sa->info, sa->vaddr);
+        (*n)++;
+    }
+    packed_acc_note(pr->acc, pr->cur_tb, pr->cur_k, sa->idx,
+                    (uint32_t)pc_off, sa->info, sa->vaddr);
+    pr->cur_k++;
+    pr->last_vaddr = sa->vaddr;
+    return q;
+}
+
+/*
+ * Whether the m staged accesses at p are all what block id's static
+ * accesses predict (its count already checked).
+ */
+static bool all_predicted(struct predictor *pr, uint32_t id, uint64_t pc,
+                          const uint8_t *p, uint32_t m)
+{
+    struct staged_access sa;
+    uint32_t k;
+
+    for (k = 0; k < m; k++, p += STAGED_MEM_BYTES) {
+        const struct packed_acc *a = packed_acc_at(pr->acc, id, k);
+
+        if (!read_access(p, &sa) || sa.tb != id ||
+            !packed_acc_is(a, id, k) ||
+            !packed_acc_same(a, sa.idx, (uint32_t)(sa.pc - pc), sa.info) ||
+            sa.vaddr != packed_acc_next(a)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* The predictor learns the m accesses at p, all predicted (read). */
+static void learn_predicted(struct predictor *pr, uint32_t id, uint64_t pc,
+                            const uint8_t *p, uint32_t m)
+{
+    struct staged_access sa = { .pc = pc };
+    uint32_t k;
+
+    for (k = 0; k < m; k++, p += STAGED_MEM_BYTES) {
+        read_access(p, &sa);
+        packed_acc_note(pr->acc, id, k, sa.idx, (uint32_t)(sa.pc - pc),
+                        sa.info, sa.vaddr);
+        pr->last_vaddr = sa.vaddr;
+    }
+}
+
+/* A block packet after the pending run: the block missed, named. */
+static uint8_t *put_named(struct predictor *pr, uint8_t *q, uint32_t id)
+{
+    if (pr->run <= PK_BLOCK_SHORT_MAX) {
+        *q++ = (uint8_t)pr->run;
+    } else {
+        *q++ = PK_BLOCK;
+        q = packed_put_varint(q, pr->run);
+    }
+    return packed_put_varint(q, packed_zigzag((int64_t)id -
+                                              (int64_t)pr->prev));
+}
+
+/*
+ * The block at *pp and, when they are known whole (the next item is a
+ * block) and all predicted, its accesses: then the block costs nothing,
+ * one more in the run. Otherwise it is written (PK_BLOCK_EXPLICIT when
+ * only its accesses missed) and its accesses follow as put_access
+ * writes them. *pp moves past what was taken.
+ */
+static uint8_t *put_block_acc(struct predictor *pr, const uint8_t **pp,
+                              const uint8_t *end, uint8_t *q, uint64_t *n)
+{
+    const uint8_t *p = *pp + STAGED_WORD, *a = p;
+    uint32_t id = load32(*pp), m = 0, *slot;
+    const struct tb_info *ti = tbtab_get(id);
+    uint64_t pc = ti ? ti->pc : 0;
+
+    q = put_hits(pr, q, n);
+    if (pr->cur_tb) {
+        packed_acc_end_block(pr->acc, pr->cur_tb, pr->cur_k);
+    }
+    while (end - a >= (ptrdiff_t)STAGED_MEM_BYTES && staged_is_mem(load32(a))) {
+        a += STAGED_MEM_BYTES;
+        m++;
+    }
+    slot = &pr->slot[packed_slot(pr->prev, pr->prev2)];
+    if (*slot == id && end - a >= (ptrdiff_t)STAGED_WORD &&
+        load32(a) < STAGED_MEM && m == packed_acc_count(pr->acc, id) &&
+        all_predicted(pr, id, pc, p, m)) {
+        learn_predicted(pr, id, pc, p, m);
+        pr->run++;
+        *n += m;
+        pr->prev2 = pr->prev;
+        pr->prev = id;
+        pr->cur_tb = id;
+        pr->cur_k = m;
+        *pp = a;
+        return q;
+    }
+    if (*slot == id) {
+        *q++ = PK_BLOCK_EXPLICIT;
+        q = packed_put_varint(q, pr->run);
+    } else {
+        *slot = id;
+        q = put_named(pr, q, id);
+    }
+    *n += pr->run + 1;
+    pr->run = 0;
+    pr->prev2 = pr->prev;
+    pr->prev = id;
+    pr->cur_tb = id;
+    pr->cur_k = 0;
+    pr->cur_pc = pc;
+    *pp = p;
+    return q;
+}
+
+/*
+ * The staged chunk of a stream with predicted accesses: blocks through
+ * put_block_acc, accesses through put_access, the rest as before.
+ * Returns the end of the packed output, or NULL with why filled.
+ */
+static uint8_t *transcode_accesses(struct predictor *pr,
+                                   const struct chunk *in, uint8_t *q,
+                                   uint64_t *n, uint32_t *seen, char *why,
+                                   size_t why_len)
+{
+    const uint8_t *p = in->data, *end = in->data + in->len, *next, *rec;
+
+    while (p < end) {
+        uint32_t w = end - p >= (ptrdiff_t)STAGED_WORD ? load32(p) : 0;
+        struct staged_access sa;
+
+        if (end - p >= (ptrdiff_t)STAGED_WORD && w < STAGED_MEM) {
+            q = put_block_acc(pr, &p, end, q, n);
+            /* A predicted block made its accesses already: cur_k. */
+            *seen |= pr->cur_k ? 3 : 1;
+            continue;
+        }
+        if (staged_is_mem(w) && end - p >= (ptrdiff_t)STAGED_MEM_BYTES &&
+            read_access(p, &sa)) {
+            q = put_access(pr, &sa, q, n);
+            *seen |= 2;
+            p += STAGED_MEM_BYTES;
+            continue;
+        }
+        next = end - p >= (ptrdiff_t)STAGED_WORD && !staged_is_mem(w) ?
+               staged_item(in->data, p, end, &rec) : NULL;
+        if (!next) {
+            snprintf(why, why_len, "vCPU %u: bad staged item at byte %zu",
+                     in->vcpu, (size_t)(p - in->data));
+            return NULL;
+        }
+        q = put_hits(pr, q, n);
+        q = put_run(pr, q, n);
+        q = put_item(pr, in, p, end, rec, q, seen);
+        (*n)++;
+        p = next;
+    }
+    q = put_hits(pr, q, n);
+    return put_run(pr, q, n);
+}
+
 const struct chunk *pack_transcode(const struct chunk *in, char *why,
                                    size_t why_len)
 {
@@ -323,43 +641,27 @@ const struct chunk *pack_transcode(const struct chunk *in, char *why,
     /* What the chunk holds, for the trace's index, found on the way. */
     memset(out->events, 0, sizeof(out->events));
     blocks_before = pr->staged_bytes;
-    for (;;) {
+    if (in->flags & QTRACE_CHUNK_ACCESSES) {
+        q = transcode_accesses(pr, in, q, &n, &seen, why, why_len);
+        if (!q) {
+            return NULL;
+        }
+        p = end;
+    }
+    while (p < end) {
         q = put_blocks(pr, &p, end, q, &n);
         if (p == end) {
             break;
         }
         next = end - p >= (ptrdiff_t)STAGED_WORD ?
                staged_item(in->data, p, end, &rec) : NULL;
-        if (!next) {
+        if (!next || staged_is_mem(load32(p))) {
             snprintf(why, why_len, "vCPU %u: bad staged packet at byte %zu",
                      in->vcpu, (size_t)(p - in->data));
             return NULL;
         }
         q = put_run(pr, q, &n);
-        if (rec) {
-            note_event(load16(rec));
-            q = put_record(q, rec);
-            /* The reader starts its stream over at a lost record. */
-            if (load16(rec) == QTRACE_EV_LOST) {
-                predictor_reset(pr, in->stream);
-            }
-        } else if (staged_is_func(load32(p))) {
-            seen |= packet_bit((uint8_t)(PK_FUNC_ENTRY +
-                                         (load32(p) - STAGED_FUNC)));
-            q = put_func(pr, p, q);
-        } else {
-            size_t len = staged_packet_len(load32(p));
-
-            seen |= packet_bit(p[STAGED_WORD]);
-            /* A fixed-size copy is a few moves, a variable one a call. */
-            if (len <= PACKET_COPY &&
-                end - p >= (ptrdiff_t)(STAGED_WORD + PACKET_COPY)) {
-                memcpy(q, p + STAGED_WORD, PACKET_COPY);
-            } else {
-                memcpy(q, p + STAGED_WORD, len);
-            }
-            q += len;
-        }
+        q = put_item(pr, in, p, end, rec, q, &seen);
         n++;
         p = next;
     }

@@ -31,6 +31,29 @@
 #define STAGED_ESCAPE 0xffffffffu
 #define STAGED_WORD 4u
 
+/*
+ * A user-mode load or store in a stream whose accesses the writer
+ * predicts (QTRACE_CHUNK_ACCESSES): 16 bytes, stored as they are, no
+ * varint computed on the vCPU. Word 0 is STAGED_MEM | idx << 16 | info
+ * << 8 (STAGED_MEM to 0x1fffffff: above every block id, below the
+ * escapes), word 1 the block's id, then the address; the writer finds
+ * the pc in the block's tb_info.
+ */
+#define STAGED_MEM 0x10000000u
+#define STAGED_MEM_BYTES 16u
+#define STAGED_MEM_MAX_IDX 0xfffu
+
+static inline bool staged_is_mem(uint32_t w)
+{
+    return (w >> 28) == 1;
+}
+
+/* The first 8 bytes of an access of instruction idx of block tb. */
+static inline uint64_t staged_mem_head(uint32_t tb, uint32_t idx)
+{
+    return (uint64_t)tb << 32 | STAGED_MEM | idx << 16;
+}
+
 /* The length of the packet after the escape word w. */
 static inline size_t staged_packet_len(uint32_t w)
 {

@@ -66,6 +66,7 @@ static struct {
     bool need_icount;           /* some record carries a time */
     bool packed;                /* vCPU chunks use the packed encoding */
     bool pack_mem;              /* accesses as mem packets (user, exec_tb) */
+    bool pack_accesses;         /* the writer predicts them (user mode) */
     bool mem_values;            /* QEMU gives accessed values (API 4+) */
     int64_t exit_nr[2];         /* exit, exit_group (-1: unknown) */
     atomic_int exit_status;     /* the guest's last exit() argument */
@@ -541,7 +542,8 @@ static void vcpu_init(qemu_plugin_id_t id, unsigned int vcpu_index)
     vc->buf.on_chunk = qt.opts.ring_bytes ? ring_restart : NULL;
     vc->buf.blocks = qt.trace_exec_tb;
     vbuf_start(&vc->buf, vcpu_index, atomic_fetch_add(&qt.next_stream, 1),
-               vc->buf.pack ? CHUNK_STAGED : 0);
+               vc->buf.pack ? CHUNK_STAGED |
+               (qt.pack_accesses ? QTRACE_CHUNK_ACCESSES : 0) : 0);
     /* A new stream starts under the events chosen by now. */
     vc->events_seen = __atomic_load_n(&ctl_events_applied, __ATOMIC_ACQUIRE);
     vc->live = true;
@@ -599,6 +601,7 @@ static uint32_t describe_insns(struct qemu_plugin_tb *tb, struct tb_info *ti,
         in->size = (uint8_t)insn_extent_size(tb, i, ti->n_insns);
         in->idx = (uint16_t)i;
         in->tb = ti;
+        in->staged_head = staged_mem_head(ti->id, i & STAGED_MEM_MAX_IDX);
         qc_insn_bytes(insn, op, in->size < sizeof(op) ? in->size :
                                                         sizeof(op));
         in->opcode = (uint32_t)op[0] | (uint32_t)op[1] << 8 |
@@ -1259,6 +1262,15 @@ static void choose_instrumentation(void)
     /* Physical addresses and values go in full memory packets. */
     qt.mem_values = qc_api() >= 4 && qemu_plugin_mem_get_value;
     qt.pack_mem = qt.packed && qt.trace_exec_tb && qt.trace_mem;
+    /*
+     * User-mode accesses go through the writer's access predictor
+     * (docs/format.md, "Predicted accesses"); full accesses (physical
+     * addresses, values) keep their packets. Decided for the whole run,
+     * so that each stream's chunks all read the same way, also when
+     * trace-event switches mem_access.
+     */
+    qt.pack_accesses = qt.packed && qt.trace_exec_tb && !qt.system_mode &&
+                       !qt.mem_values;
 }
 
 /* The first window option given, for messages. */

@@ -168,7 +168,7 @@ static void chunk_events(const struct chunk *c, uint64_t *events)
         return;
     }
     memset(events, 0, INDEX_WORDS * sizeof(*events));
-    index_scan_payload(c->data, c->len, c->flags & QTRACE_CHUNK_PACKED, &ids,
+    index_scan_payload(c->data, c->len, c->flags, &ids,
                        events);
 }
 

@@ -65,7 +65,7 @@ static int each_packed(struct sink_records *sr, const struct chunk *c,
     size_t avail;
     int ret;
 
-    if (unpack_begin(&sr->up, c->stream, why, why_len) < 0) {
+    if (unpack_begin(&sr->up, c->stream, c->flags, why, why_len) < 0) {
         return -ENOMEM;
     }
     while ((ret = unpack_next(&sr->up, c->data, &p, end, &rec, &avail, why,

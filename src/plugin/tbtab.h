@@ -22,6 +22,7 @@ struct insn_info {
     uint8_t size;               /* bytes */
     char *disas;                /* QEMU's text, only for the log sink */
     _Atomic uint64_t meminfo;   /* last access: meminfo << 32 | decoded */
+    uint64_t staged_head;       /* its accesses' staged words (pack.h) */
 };
 
 /* Set by calls.c: the block starts right after a call instruction. */

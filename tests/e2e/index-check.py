@@ -12,7 +12,8 @@ import sys
 import zlib
 
 KIND_META, KIND_DATA, KIND_END, KIND_INDEX = 1, 2, 3, 4
-PACKED, ZSTD = 1, 2
+PACKED, ZSTD, ACCESSES = 1, 2, 4
+M32 = 0xffffffff
 
 
 def chunks(data):
@@ -45,27 +46,110 @@ def varint(p, i):
             return v, i
 
 
-def ids_of(payload, packed, cat):
-    """Event ids a DATA payload holds."""
+class Stream:
+    """A packed stream's predictors (docs/format.md, "Packed chunks" and
+    "Predicted accesses"), as far as the events of its chunks need them:
+    block ids, and each static access's block, place and count."""
+
+    def __init__(self):
+        self.restart()
+
+    def restart(self):
+        self.slot = {}
+        self.prev = self.prev2 = 0
+        self.acc = {}           # slot index -> [tb, k, n, idx, pc_off, info]
+        self.cur_tb = self.cur_k = 0
+
+    def _bslot(self):
+        h = ((self.prev * 0x9e3779b1) ^ (self.prev2 * 0x85ebca77)) & M32
+        return (h >> 16) & 16383
+
+    @staticmethod
+    def _aslot(tb, k):
+        h = ((tb * 0x9e3779b1) ^ (k * 0x85ebca77)) & M32
+        return (h >> 20) & 4095
+
+    def _entry(self, tb, k):
+        e = self.acc.get(self._aslot(tb, k))
+        return e if e and e[0] == tb and e[1] == k else None
+
+    def block(self, block_id):
+        """A block starts: returns how many accesses it is predicted to
+        make (for a block of a run)."""
+        if self.cur_tb:
+            e = self._entry(self.cur_tb, 0)
+            if e:
+                e[2] = self.cur_k
+        self.prev2, self.prev = self.prev, block_id
+        self.cur_tb, self.cur_k = block_id, 0
+        e = self._entry(block_id, 0)
+        return e[2] if e else 0
+
+    def predicted(self):
+        return self.slot.get(self._bslot(), 0)
+
+    def missed(self, delta):
+        block_id = (self.prev + delta) & M32
+        self.slot[self._bslot()] = block_id
+        return block_id
+
+    def access(self, desc=None):
+        """An access of the current block: desc (idx, pc_off, info) for
+        a PK_MEM packet, None for a predicted one."""
+        if not self.cur_tb:
+            return
+        i = self._aslot(self.cur_tb, self.cur_k)
+        e = self.acc.get(i)
+        same = e and e[0] == self.cur_tb and e[1] == self.cur_k
+        if desc is None:
+            if not same:
+                raise ValueError('access %d of block %d has no prediction'
+                                 % (self.cur_k, self.cur_tb))
+        elif not (same and tuple(e[3:6]) == desc):
+            if desc[1] <= M32:
+                self.acc[i] = [self.cur_tb, self.cur_k, 0] + list(desc)
+        self.cur_k += 1
+
+
+def zigzag(v):
+    return (v >> 1) ^ -(v & 1)
+
+
+def ids_of(payload, flags, cat, st):
+    """Event ids a DATA payload holds; st is its stream's Stream."""
     ids = set()
     i = 0
-    if not packed:
+    if not flags & PACKED:
         while i < len(payload):
             ev, size = struct.unpack_from('<HH', payload, i)
             ids.add(ev)
             i += size
         return ids
+    accesses = flags & ACCESSES
+
+    def run(n, implicit=True):
+        for _ in range(n):
+            m = st.block(st.predicted())
+            if accesses and implicit and m:
+                ids.add(cat['mem_access'])
+                for _ in range(m):
+                    st.access()
     while i < len(payload):
         tag = payload[i]
         i += 1
         if tag <= 0x81:
             ids.add(cat['exec_tb'])
-            for _ in range(2 if tag == 0x80 else 1):
-                _, i = varint(payload, i)
+            n = tag
+            if tag in (0x80, 0x81):
+                n, i = varint(payload, i)
+            run(n)
+            if tag != 0x81:
+                d, i = varint(payload, i)
+                st.block(st.missed(zigzag(d)))
         elif tag in (0x83, 0x8c):
             ids.add(cat['mem_access'])
-            _, i = varint(payload, i)
-            _, i = varint(payload, i)
+            idx, i = varint(payload, i)
+            pc_off, i = varint(payload, i)
             info = payload[i]
             i += 1
             _, i = varint(payload, i)
@@ -73,6 +157,8 @@ def ids_of(payload, packed, cat):
                 _, i = varint(payload, i)
             if tag == 0x8c and info & 0x80:
                 _, i = varint(payload, i)
+            if accesses and tag == 0x83:
+                st.access((idx, pc_off, info))
         elif 0x84 <= tag <= 0x8b:
             ids.add(cat['func_exit' if tag >= 0x88 else 'func_entry'])
             for _ in range(4):
@@ -82,6 +168,25 @@ def ids_of(payload, packed, cat):
             ev, size = struct.unpack_from('<HH', payload, i)
             ids.add(ev)
             i += size
+            if ev == cat.get('lost'):
+                st.restart()
+        elif accesses and tag == 0x8d:
+            ids.add(cat['exec_tb'])
+            n, i = varint(payload, i)
+            run(n)
+            run(1, implicit=False)
+        elif accesses and (tag == 0x8e or 0x90 <= tag <= 0xaf):
+            ids.add(cat['mem_access'])
+            n = tag - 0x8f
+            if tag == 0x8e:
+                n, i = varint(payload, i)
+            for _ in range(n):
+                st.access()
+        elif accesses and tag >= 0xb0:
+            ids.add(cat['mem_access'])
+            if tag == 0xff:
+                _, i = varint(payload, i)
+            st.access()
         else:
             raise ValueError('unknown packet tag 0x%02x' % tag)
     return ids
@@ -122,6 +227,7 @@ def main():
     data_chunks = [c for c in all_chunks if c[1] == KIND_DATA]
     if n != len(data_chunks):
         problems.append('%d entries for %d DATA chunks' % (n, len(data_chunks)))
+    streams = {}
     for k, c in enumerate(data_chunks[:n]):
         e = 16 + k * entry_size
         off, seq, vcpu, stream = struct.unpack_from('<QQII', p, e)
@@ -134,7 +240,8 @@ def main():
                                                     c[0], c[5], c[3], c[4]))
         if c[2] & ZSTD:
             continue
-        want = sum(1 << i for i in ids_of(c[6], c[2] & PACKED, cat))
+        st = streams.setdefault(c[4], Stream())
+        want = sum(1 << i for i in ids_of(c[6], c[2], cat, st))
         if mask != want:
             problems.append('entry %d: events 0x%x, chunk holds 0x%x'
                             % (k, mask, want))

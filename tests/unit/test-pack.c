@@ -177,7 +177,7 @@ static void expect_funcs_drop_funcs(const struct chunk *c)
     int ret;
 
     assert_int_equal(unpack_init(&u, load_catalog(), NULL), 0);
-    assert_int_equal(unpack_begin(&u, test_stream, why, sizeof(why)), 0);
+    assert_int_equal(unpack_begin(&u, test_stream, QTRACE_CHUNK_PACKED, why, sizeof(why)), 0);
     while ((ret = unpack_next(&u, c->data, &p, end, &rec, &avail, why,
                               sizeof(why))) > 0) {
         if (ret == 2) {
@@ -287,7 +287,7 @@ static void test_func_cut(void **state)
         uint64_t counts[QTRACE_EV__COUNT] = { 0 }, n = 0;
 
         assert_int_equal(unpack_init(&u, load_catalog(), NULL), 0);
-        assert_int_equal(unpack_begin(&u, test_stream, why, sizeof(why)), 0);
+        assert_int_equal(unpack_begin(&u, test_stream, QTRACE_CHUNK_PACKED, why, sizeof(why)), 0);
         assert_int_equal(unpack_next(&u, c->data, &p, c->data + len, &rec,
                                      &avail, why, sizeof(why)), -1);
         assert_non_null(strstr(why, "cut"));
@@ -321,7 +321,7 @@ static void test_func_unknown_event(void **state)
     c = stage_pack(&st);
     p = c->data;
     assert_int_equal(unpack_init(&u, &cat, NULL), 0);
-    assert_int_equal(unpack_begin(&u, test_stream, why, sizeof(why)), 0);
+    assert_int_equal(unpack_begin(&u, test_stream, QTRACE_CHUNK_PACKED, why, sizeof(why)), 0);
     assert_int_equal(unpack_next(&u, c->data, &p, c->data + c->len, &rec,
                                  &avail, why, sizeof(why)), -1);
     assert_non_null(strstr(why, "func_entry"));

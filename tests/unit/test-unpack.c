@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "qtrace/catalog.h"
+#include "packed.h"
 #include "unpack.h"
 
 static const char catalog_text[] =
@@ -109,7 +110,7 @@ static void test_unpack_far_tb_id_costs_one_entry(void **state)
 
     tb_trans_record(rec, 0x400000, tb, 4, 1);
     assert_int_equal(unpack_note_tb(&f->u, rec, f->why, sizeof(f->why)), 0);
-    assert_int_equal(unpack_begin(&f->u, 0xfffffffeu, f->why,
+    assert_int_equal(unpack_begin(&f->u, 0xfffffffeu, QTRACE_CHUNK_PACKED, f->why,
                                   sizeof(f->why)), 0);
     /* A block packet, no run: the id minus 0, zigzag (doubled). */
     pk[n++] = 0x00;
@@ -133,7 +134,7 @@ static void test_unpack_run_past_end_records_refused(void **state)
     tb_trans_record(rec, 0x400000, 1, 4, 1);
     assert_int_equal(unpack_note_tb(&f->u, rec, f->why, sizeof(f->why)), 0);
     unpack_set_bounds(&f->u, 10, UINT64_MAX);
-    assert_int_equal(unpack_begin(&f->u, 1, f->why, sizeof(f->why)), 0);
+    assert_int_equal(unpack_begin(&f->u, 1, QTRACE_CHUNK_PACKED, f->why, sizeof(f->why)), 0);
     pk[n++] = 0x00;                 /* block 1 */
     n += put_varint(pk + n, 2);
     pk[n++] = 0x81;                 /* then a run of 2^32 - 1 */

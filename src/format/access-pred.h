@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The access predictor of packed chunks with QTRACE_CHUNK_ACCESSES
+ * (docs/format.md, "Predicted accesses"), which the plugin's writer and
+ * the reader run in lock step, each access by the same calls in the same
+ * order. A load or store is known by its block and its place in the
+ * block's accesses (its static access); the table remembers, for each,
+ * its instruction, size and kind, its last address and the stride from
+ * the address before, and for the block's first access how many accesses
+ * the block made. An access whose address is the last one plus the
+ * stride costs no byte; a block whose accesses are all so costs none.
+ */
+#ifndef QTRACE_FORMAT_ACCESS_PRED_H
+#define QTRACE_FORMAT_ACCESS_PRED_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+/* Static accesses remembered per stream: a power of two. */
+#define PACKED_ACC_SLOTS 4096u
+
+/* One static access (docs/format.md lists the fields). */
+struct packed_acc {
+    uint32_t tb;                    /* its block's id; 0: empty slot */
+    uint32_t k;                     /* its place among the block's accesses */
+    uint32_t n;                     /* k 0: the block's accesses last time */
+    uint32_t idx;                   /* instruction index in the block */
+    uint32_t pc_off;                /* its pc minus the block's */
+    uint8_t info;                   /* size and kind (PACKED_MEM_*) */
+    uint64_t last;                  /* address the last time */
+    uint64_t stride;                /* last address minus the one before */
+};
+
+/* The slot of access k of block tb. */
+static inline struct packed_acc *packed_acc_at(struct packed_acc *tab,
+                                               uint32_t tb, uint32_t k)
+{
+    uint32_t h = tb * 0x9e3779b1u ^ k * 0x85ebca77u;
+
+    return &tab[h >> 20 & (PACKED_ACC_SLOTS - 1)];
+}
+
+static inline bool packed_acc_is(const struct packed_acc *a, uint32_t tb,
+                                 uint32_t k)
+{
+    return a->tb == tb && a->k == k;
+}
+
+/* Whether a holds the access of instruction idx at pc_off, info. */
+static inline bool packed_acc_same(const struct packed_acc *a, uint32_t idx,
+                                   uint32_t pc_off, uint8_t info)
+{
+    return a->idx == idx && a->pc_off == pc_off && a->info == info;
+}
+
+/* The accesses block tb is predicted to make: its first slot's n. */
+static inline uint32_t packed_acc_count(struct packed_acc *tab, uint32_t tb)
+{
+    const struct packed_acc *a = packed_acc_at(tab, tb, 0);
+
+    return packed_acc_is(a, tb, 0) ? a->n : 0;
+}
+
+/* The address the slot predicts for its next access. */
+static inline uint64_t packed_acc_next(const struct packed_acc *a)
+{
+    return a->last + a->stride;
+}
+
+/*
+ * Access k of block tb was made (after it was written or read): its slot
+ * learns it, keeping the stride of a known access, starting a new one
+ * with stride 0.
+ */
+static inline void packed_acc_note(struct packed_acc *tab, uint32_t tb,
+                                   uint32_t k, uint32_t idx, uint32_t pc_off,
+                                   uint8_t info, uint64_t vaddr)
+{
+    struct packed_acc *a = packed_acc_at(tab, tb, k);
+
+    if (packed_acc_is(a, tb, k) && packed_acc_same(a, idx, pc_off, info)) {
+        a->stride = vaddr - a->last;
+        a->last = vaddr;
+        return;
+    }
+    a->tb = tb;
+    a->k = k;
+    a->n = 0;
+    a->idx = idx;
+    a->pc_off = pc_off;
+    a->info = info;
+    a->last = vaddr;
+    a->stride = 0;
+}
+
+/* Block tb made m accesses this time: its prediction for the next. */
+static inline void packed_acc_end_block(struct packed_acc *tab, uint32_t tb,
+                                        uint32_t m)
+{
+    struct packed_acc *a = packed_acc_at(tab, tb, 0);
+
+    if (packed_acc_is(a, tb, 0)) {
+        a->n = m;
+    }
+}
+
+/* Forget everything (a new stream, or its restart). */
+static inline void packed_acc_reset(struct packed_acc *tab)
+{
+    memset(tab, 0, PACKED_ACC_SLOTS * sizeof(*tab));
+}
+
+#endif /* QTRACE_FORMAT_ACCESS_PRED_H */
