@@ -1,0 +1,455 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Unit tests of predicted accesses end to end (docs/format.md,
+ * "Predicted accesses"): blocks and accesses staged as a vCPU stages them
+ * (src/plugin/pack.h), packed by the writer thread's transcoding
+ * (src/plugin/pack.c) and expanded by the reader (src/format/unpack.c)
+ * give back exactly what went in: strided loops, wandering addresses, a
+ * block whose accesses change in number or instruction, accesses split
+ * by a record or by a chunk's end, a restart in the middle of a block. A
+ * strided loop costs no byte per iteration; a cut chunk never yields a
+ * wrong record.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "qtrace-events.h"
+#include "qtrace/catalog.h"
+#include "qtrace/err.h"
+#include "access-pred.h"
+#include "pack.h"
+#include "tbtab.h"
+#include "unpack.h"
+
+#define STAGE_BYTES (1u << 20)
+#define MAX_EVENTS 200000u
+
+void *vbuf_reserve_slow(struct vbuf *vb, uint32_t size)
+{
+    (void)vb;
+    (void)size;
+    fail_msg("staged chunk full");
+    return NULL;
+}
+
+/* What went in, in order: a block (mem false) or an access. */
+struct event {
+    bool mem;
+    const struct tb_info *tb;       /* the block (of the access) */
+    uint32_t idx;                   /* access: instruction index */
+    uint8_t info;
+    uint64_t vaddr;
+    uint64_t time;                  /* block: its start; access: insn */
+};
+
+static struct event events[MAX_EVENTS];
+static size_t n_events;
+static uint32_t test_stream = 100u;
+
+struct stage {
+    struct chunk *chunk;
+    struct vbuf vb;
+    struct pack_state ps;
+    uint64_t icount;                /* the stream's instructions */
+    uint64_t block_time;
+};
+
+static void stage_init(struct stage *st)
+{
+    if (!st->chunk) {
+        st->chunk = calloc(1, sizeof(*st->chunk) + STAGE_BYTES);
+        assert_non_null(st->chunk);
+        st->chunk->cap = STAGE_BYTES;
+    }
+    memset(&st->vb, 0, sizeof(st->vb));
+    st->vb.chunk = st->chunk;
+    st->vb.pos = st->chunk->data;
+    st->vb.end = st->chunk->data + STAGE_BYTES;
+    st->vb.pack = &st->ps;
+    pack_reset(&st->ps);
+}
+
+/* A block of n instructions at pc, 4 bytes each. */
+static struct tb_info *new_block(uint64_t pc, uint32_t n)
+{
+    struct tb_info *tb = tbtab_new(n);
+    uint32_t i;
+
+    assert_non_null(tb);
+    tb->pc = pc;
+    tb->n_insns = n;
+    tb->size = 4 * n;
+    for (i = 0; i < n; i++) {
+        tb->insns[i].pc = pc + 4 * i;
+        tb->insns[i].idx = (uint16_t)i;
+        tb->insns[i].tb = tb;
+        tb->insns[i].size = 4;
+        tb->insns[i].staged_head = staged_mem_head(tb->id, i);
+    }
+    return tb;
+}
+
+static void stage_block(struct stage *st, const struct tb_info *tb)
+{
+    assert_true(pack_block(&st->vb, tb->id));
+    assert_true(n_events < MAX_EVENTS);
+    events[n_events++] = (struct event){ .tb = tb, .time = st->icount };
+    st->block_time = st->icount;
+    st->icount += tb->n_insns;
+}
+
+/* As mem.c stages it: the instruction's head, the info, the address. */
+static void stage_access(struct stage *st, const struct tb_info *tb,
+                         uint32_t idx, uint8_t info, uint64_t vaddr)
+{
+    uint64_t head = tb->insns[idx].staged_head | (uint64_t)info << 8;
+    uint8_t *p = vbuf_reserve(&st->vb, STAGED_MEM_BYTES);
+
+    memcpy(p, &head, 8);
+    memcpy(p + 8, &vaddr, 8);
+    assert_true(n_events < MAX_EVENTS);
+    events[n_events++] = (struct event){ .mem = true, .tb = tb,
+                                         .idx = idx, .info = info,
+                                         .vaddr = vaddr,
+                                         .time = st->block_time + idx };
+}
+
+/* A record in the middle (a system call's): it is no access. */
+static void stage_record(struct stage *st)
+{
+    struct qtrace_ev_vcpu_init *r = vbuf_record(&st->vb, sizeof(*r));
+
+    memset(r, 0, sizeof(*r));
+    r->hdr.id = QTRACE_EV_VCPU_INIT;
+    r->hdr.size = sizeof(*r);
+    r->hdr.time = st->icount;
+}
+
+/* What a lossy drop writes: the lost record; the block goes on. */
+static void stage_restart(struct stage *st)
+{
+    struct qtrace_ev_lost *r = vbuf_record(&st->vb, sizeof(*r));
+
+    memset(r, 0, sizeof(*r));
+    r->hdr.id = QTRACE_EV_LOST;
+    r->hdr.size = sizeof(*r);
+    r->hdr.time = st->block_time;
+    r->block_insns = (uint32_t)(st->icount - st->block_time);
+}
+
+/* Pack what was staged since the last call (a chunk of the stream). */
+static struct chunk *stage_pack(struct stage *st)
+{
+    const struct chunk *out;
+    struct chunk *copy;
+    char why[128] = "";
+
+    st->chunk->len = (uint32_t)(st->vb.pos - st->chunk->data);
+    st->chunk->flags = CHUNK_STAGED | QTRACE_CHUNK_ACCESSES;
+    st->chunk->vcpu = 0;
+    st->chunk->stream = test_stream;
+    out = pack_transcode(st->chunk, why, sizeof(why));
+    if (!out) {
+        fail_msg("pack_transcode: %s", why);
+    }
+    assert_int_equal(out->flags, QTRACE_CHUNK_PACKED |
+                                 QTRACE_CHUNK_ACCESSES);
+    copy = malloc(sizeof(*out) + out->len);
+    assert_non_null(copy);
+    memcpy(copy, out, sizeof(*out) + out->len);
+    st->vb.pos = st->chunk->data;
+    return copy;
+}
+
+static struct qtrace_catalog *load_catalog(void)
+{
+    static struct qtrace_catalog cat;
+    static bool loaded;
+    const char *path = getenv("TRACE_EVENTS");
+    struct qtrace_err err;
+    char *text;
+    FILE *f;
+    long len;
+
+    if (loaded) {
+        return &cat;
+    }
+    assert_non_null(path);
+    f = fopen(path, "r");
+    assert_non_null(f);
+    assert_int_equal(fseek(f, 0, SEEK_END), 0);
+    len = ftell(f);
+    rewind(f);
+    text = calloc(1, (size_t)len + 1);
+    assert_non_null(text);
+    assert_int_equal(fread(text, 1, (size_t)len, f), (size_t)len);
+    fclose(f);
+    assert_int_equal(qtrace_catalog_parse(&cat, text, &err), 0);
+    free(text);
+    loaded = true;
+    return &cat;
+}
+
+/* The reader learns every block translated so far. */
+static void note_blocks(struct unpacker *u)
+{
+    uint32_t id;
+
+    for (id = 1; id <= tbtab_max_id(); id++) {
+        const struct tb_info *tb = tbtab_get(id);
+        struct qtrace_ev_tb_trans r;
+        char why[128];
+
+        memset(&r, 0, sizeof(r));
+        r.hdr.id = QTRACE_EV_TB_TRANS;
+        r.pc = tb->pc;
+        r.tb = id;
+        r.size = tb->size;
+        r.n_insns = tb->n_insns;
+        assert_int_equal(unpack_note_tb(u, (const uint8_t *)&r, why,
+                                        sizeof(why)), 0);
+    }
+}
+
+/* The next expected event that is a block or an access. */
+static const struct event *expected(size_t *at)
+{
+    assert_true(*at < n_events);
+    return &events[(*at)++];
+}
+
+static void check_block(const uint8_t *rec, const struct event *e)
+{
+    struct qtrace_ev_exec_tb r;
+
+    memcpy(&r, rec, sizeof(r));
+    assert_int_equal(r.hdr.id, QTRACE_EV_EXEC_TB);
+    assert_int_equal(r.hdr.time, e->time);
+    assert_int_equal(r.pc, e->tb->pc);
+    assert_int_equal(r.tb, e->tb->id);
+}
+
+static void check_record(const uint8_t *rec, const struct event *e)
+{
+    struct qtrace_ev_mem_access r;
+
+    if (!e->mem) {
+        check_block(rec, e);
+        return;
+    }
+    memcpy(&r, rec, sizeof(r));
+    assert_int_equal(r.hdr.id, QTRACE_EV_MEM_ACCESS);
+    assert_int_equal(r.hdr.time, e->time);
+    assert_int_equal(r.pc, e->tb->insns[e->idx].pc);
+    assert_int_equal(r.vaddr, e->vaddr);
+    assert_int_equal(r.size, packed_mem_size(e->info));
+    assert_int_equal(r.flags, packed_mem_flags(e->info));
+}
+
+/*
+ * Expand the chunks in order and check every block and access against
+ * what was staged; records carried as they are are skipped. Returns the
+ * records the unpacker made.
+ */
+static size_t expect_events(struct chunk **chunks, size_t n_chunks)
+{
+    struct unpacker u;
+    size_t at = 0, made = 0, i;
+    char why[128] = "";
+
+    assert_int_equal(unpack_init(&u, load_catalog(), NULL), 0);
+    note_blocks(&u);
+    for (i = 0; i < n_chunks; i++) {
+        const struct chunk *c = chunks[i];
+        const uint8_t *p = c->data, *end = c->data + c->len, *rec;
+        size_t avail;
+        int ret;
+
+        assert_int_equal(unpack_begin(&u, test_stream, c->flags, why,
+                                      sizeof(why)), 0);
+        while ((ret = unpack_next(&u, c->data, &p, end, &rec, &avail, why,
+                                  sizeof(why))) > 0) {
+            if (ret == 2) {
+                p = rec + ((const struct qtrace_rec *)rec)->size;
+                continue;
+            }
+            check_record(rec, expected(&at));
+            made++;
+        }
+        if (ret < 0) {
+            fail_msg("unpack_next: %s", why);
+        }
+    }
+    assert_int_equal(at, n_events);
+    unpack_fini(&u);
+    return made;
+}
+
+static void begin_test(struct stage *st)
+{
+    stage_init(st);
+    n_events = 0;
+    st->icount = 0;
+    test_stream++;
+}
+
+/* A loop of two strided accesses: after its first runs, no byte each. */
+static void test_pack_access_strided_loop(void **state)
+{
+    struct stage st = { .chunk = NULL };
+    struct tb_info *loop = new_block(0x401000, 3);
+    struct tb_info *tail = new_block(0x401100, 2);
+    struct chunk *c;
+    uint32_t i;
+
+    (void)state;
+    begin_test(&st);
+    for (i = 0; i < 1000; i++) {
+        stage_block(&st, loop);
+        stage_access(&st, loop, 0, 3, 0x600000 + 8 * i);
+        stage_access(&st, loop, 2, 3 | PACKED_MEM_STORE,
+                     0x7ff0000 - 16 * (uint64_t)i);
+    }
+    stage_block(&st, tail);
+    c = stage_pack(&st);
+    assert_int_equal(c->n_records, 3001);
+    /* Three iterations to learn, then one run packet for the rest. */
+    assert_true(c->len < 40);
+    assert_int_equal(expect_events(&c, 1), 3001);
+    free(c);
+    free(st.chunk);
+}
+
+/*
+ * Addresses that wander, a block whose accesses change in number and in
+ * instruction, an access split from its block by a record, predictions
+ * that miss by a byte and by far.
+ */
+static void test_pack_access_irregular(void **state)
+{
+    struct stage st = { .chunk = NULL };
+    struct tb_info *a = new_block(0x402000, 4), *b = new_block(0x402100, 2);
+    struct chunk *c;
+    uint64_t seed = 88172645463325252ull;
+    uint32_t i, k;
+
+    (void)state;
+    begin_test(&st);
+    for (i = 0; i < 3000; i++) {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        stage_block(&st, a);
+        for (k = 0; k < 1 + (i / 7) % 3; k++) {
+            stage_access(&st, a, k, (uint8_t)k, 0x500000 + 8 * i + k);
+        }
+        if (i % 5 == 0) {
+            stage_record(&st);
+            stage_access(&st, a, 3, 2, seed);
+        }
+        stage_block(&st, b);
+        stage_access(&st, b, (i % 11) ? 1 : 0, 3,
+                     i % 3 ? 0x900000 + (seed & 0xff8) : UINT64_MAX - i);
+    }
+    c = stage_pack(&st);
+    expect_events(&c, 1);
+    free(c);
+    free(st.chunk);
+}
+
+/*
+ * Chunks end anywhere, also between a block and its accesses, and a
+ * restart drops the predictor in the middle of a block: each chunk reads
+ * on from the state the chunks before it left.
+ */
+static void test_pack_access_chunks_and_restart(void **state)
+{
+    struct stage st = { .chunk = NULL };
+    struct tb_info *a = new_block(0x403000, 5), *b = new_block(0x403100, 1);
+    struct chunk *chunks[64];
+    size_t n_chunks = 0;
+    uint32_t i, k;
+
+    (void)state;
+    begin_test(&st);
+    for (i = 0; i < 600; i++) {
+        stage_block(&st, i % 4 ? a : b);
+        for (k = 0; k < (i % 4 ? 3u : 0u); k++) {
+            stage_access(&st, a, k, 3, 0x800000 + 64 * i + 8 * k);
+            if (k == 1 && i % 37 == 0) {
+                chunks[n_chunks++] = stage_pack(&st);
+            }
+        }
+        if (i % 97 == 0) {
+            stage_restart(&st);
+            stage_access(&st, a, 4, 3, 0x800000 + 64 * i + 32);
+        }
+        if (i % 50 == 49) {
+            chunks[n_chunks++] = stage_pack(&st);
+        }
+    }
+    chunks[n_chunks++] = stage_pack(&st);
+    assert_true(n_chunks < 64);
+    expect_events(chunks, n_chunks);
+    while (n_chunks) {
+        free(chunks[--n_chunks]);
+    }
+    free(st.chunk);
+}
+
+/* Every cut of a packed chunk fails or stops short: never a bad record. */
+static void test_pack_access_cut(void **state)
+{
+    struct stage st = { .chunk = NULL };
+    struct tb_info *a = new_block(0x404000, 2);
+    struct chunk *c;
+    uint32_t i, len;
+
+    (void)state;
+    begin_test(&st);
+    for (i = 0; i < 40; i++) {
+        stage_block(&st, a);
+        stage_access(&st, a, 0, 3, 0x700000 + (i * i) * 8);
+        stage_access(&st, a, 1, 3, 0x700000 + 8 * i);
+    }
+    c = stage_pack(&st);
+    for (len = 0; len < c->len; len++) {
+        struct unpacker u;
+        const uint8_t *p = c->data, *rec;
+        size_t avail, at = 0;
+        char why[128] = "";
+        int ret;
+
+        assert_int_equal(unpack_init(&u, load_catalog(), NULL), 0);
+        note_blocks(&u);
+        assert_int_equal(unpack_begin(&u, test_stream + 1000 + len,
+                                      c->flags, why, sizeof(why)), 0);
+        while ((ret = unpack_next(&u, c->data, &p, c->data + len, &rec,
+                                  &avail, why, sizeof(why))) > 0) {
+            check_record(rec, expected(&at));
+        }
+        unpack_fini(&u);
+    }
+    free(c);
+    free(st.chunk);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_pack_access_strided_loop),
+        cmocka_unit_test(test_pack_access_irregular),
+        cmocka_unit_test(test_pack_access_chunks_and_restart),
+        cmocka_unit_test(test_pack_access_cut),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
