@@ -1,0 +1,75 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Predicted accesses are exact on a memory-heavy guest (memheavy: qsort
+# with a comparison callback, a hash table, a pointer chase) of ARCH:
+# recorded raw, packed, and packed and compressed, in 64 KiB chunks (a
+# block's accesses often straddle two), the blocks and accesses of each
+# stream are the same records, times and flags included:
+#   - one thread: the whole stream;
+#   - three worker threads beside main: each worker's stream whole
+#     (a worker touches only its own memory), main's up to its first
+#     clone (after it, how long main waits is the scheduler's).
+# Packing shrinks the trace, compressing shrinks it more.
+ARCH=$1
+. "$(dirname "$0")/lib.sh"
+use_guest memheavy "$ARCH"
+
+# streams DUMP PREFIX: each vCPU's records into PREFIX.VCPU, main's cut
+# at its first clone; translation ids left out (threads translate in
+# any order).
+streams() {
+    awk -v pre="$2" '
+        $3 == "syscall" && $1 == 0 && / \| clone/ { cut = 1 }
+        $3 == "exec_tb" || $3 == "mem_access" {
+            if ($1 == 0 && cut) next
+            sub(/ \|.*/, "")
+            sub(/ tb [0-9]+/, "")
+            print > (pre "." $1)
+        }' "$1"
+}
+
+for run in single:0 threads:3; do
+    name=${run%%:*}
+    for variant in default:packed:zstd packed:packed:off raw:raw:off; do
+        v=${variant%%:*}
+        rest=${variant#*:}
+        env -i "$QTRACE" record -e 'exec_tb,mem_access,syscall' \
+            -O "encoding=${rest%%:*}" -O "compress=${rest#*:}" -O chunk=64k \
+            -o "$WORK/$name-$v.qtr" -- "$GUEST" "${run#*:}" 3000 \
+            > "$WORK/$name-$v.out" 2> "$WORK/$name-$v.err"
+        check_eq "$name $v: status" 0 "$?"
+        "$QTRACE" dump -e exec_tb,mem_access,syscall "$WORK/$name-$v.qtr" \
+            > "$WORK/$name-$v.txt"
+        check_eq "$name $v: dump status" 0 "$?"
+        streams "$WORK/$name-$v.txt" "$WORK/$name-$v.s"
+        rm -f "$WORK/$name-$v.txt"
+    done
+    check_eq "$name: the guest's output, packed and raw" \
+        "$(cat "$WORK/$name-raw.out")" "$(cat "$WORK/$name-packed.out")"
+    for s in "$WORK/$name-raw.s".*; do
+        vcpu=${s##*.}
+        accesses=$(grep -c ' mem_access ' "$s")
+        [ "$accesses" -gt 10000 ] || [ "$vcpu" = 0 ] ||
+            fail "$name vcpu $vcpu: only $accesses accesses"
+        for v in packed default; do
+            if cmp -s "$s" "$WORK/$name-$v.s.$vcpu"; then
+                pass "$name vcpu $vcpu: $v = raw ($(wc -l < "$s") records, $accesses accesses)"
+            else
+                fail "$name vcpu $vcpu: $v and raw differ:"
+                diff "$s" "$WORK/$name-$v.s.$vcpu" | head -5
+            fi
+        done
+    done
+    check_eq "$name: streams" "$(ls "$WORK/$name-raw.s".* | wc -l)" \
+        "$(ls "$WORK/$name-packed.s".* | wc -l)"
+    raw=$(wc -c < "$WORK/$name-raw.qtr")
+    packed=$(wc -c < "$WORK/$name-packed.qtr")
+    zstd=$(wc -c < "$WORK/$name-default.qtr")
+    [ "$packed" -lt "$raw" ] && pass "$name: packed $packed < raw $raw bytes" ||
+        fail "$name: packed $packed bytes, raw $raw"
+    [ "$zstd" -lt "$packed" ] &&
+        pass "$name: compressed $zstd < packed $packed bytes" ||
+        fail "$name: compressed $zstd bytes, packed $packed"
+    rm -f "$WORK/$name"-*
+done
+finish
