@@ -3,7 +3,7 @@
 # trace-file set: the deterministic guest (ctl-wait fifo) recorded once
 # into one file, and once switched to a second file while it waits on
 # its fifo. Both files must be complete traces on their own, and their
-# blocks and system calls, one after the other, must be the single run's
+# blocks, accesses and system calls, one after the other, must be the single run's
 # (times included: the second file goes on counting); the second file
 # has the program's image_map records too, made before the switch. A set
 # to a path that cannot be written fails and the current file goes on.
@@ -15,8 +15,8 @@ ARCH=${1:?usage: t991-ctl-set.sh ARCH}
 . "$(dirname "$0")/ctl-lib.sh"
 
 use_guest ctl-wait "$ARCH"
-EVENTS="exec_tb;syscall;syscall_ret;image_map"
-DUMP_EVENTS="exec_tb,syscall,syscall_ret"
+EVENTS="exec_tb;mem_access;syscall;syscall_ret;image_map"
+DUMP_EVENTS="exec_tb,mem_access,syscall,syscall_ret"
 FIFO=$WORK/fifo
 mkfifo "$FIFO" || skip "mkfifo failed"
 
@@ -49,7 +49,7 @@ run_once() {
     check_eq "$1: guest exit status" 0 $?
 }
 
-# events_of TRACE: the blocks and system calls, one line each.
+# events_of TRACE: the blocks, accesses and system calls, one line each.
 events_of() {
     "$QTRACE" dump -e "$DUMP_EVENTS" "$1" | cut -d' ' -f1-4
 }
