@@ -3,10 +3,11 @@
 # trace-file set: the deterministic guest (ctl-wait fifo) recorded once
 # into one file, and once switched to a second file while it waits on
 # its fifo. Both files must be complete traces on their own, and their
-# blocks, accesses and system calls, one after the other, must be the single run's
-# (times included: the second file goes on counting); the second file
-# has the program's image_map records too, made before the switch. A set
-# to a path that cannot be written fails and the current file goes on.
+# blocks, accesses and system calls, one after the other, must be the
+# single run's (times included: the second file goes on counting); the
+# second file has the program's image_map records too, made before the
+# switch. A set to a path that cannot be written fails and the current
+# file goes on.
 # Usage: t991-ctl-set.sh ARCH.
 ARCH=${1:?usage: t991-ctl-set.sh ARCH}
 # shellcheck source=tests/e2e/lib.sh
