@@ -20,38 +20,58 @@
 /* Static accesses remembered per stream: a power of two. */
 #define PACKED_ACC_SLOTS 4096u
 
-/* One static access (docs/format.md lists the fields). */
+/*
+ * One static access (docs/format.md lists the fields): 32 bytes, two
+ * to a cache line, the fields a lookup compares first.
+ */
 struct packed_acc {
     uint32_t tb;                    /* its block's id; 0: empty slot */
-    uint32_t k;                     /* its place among the block's accesses */
-    uint32_t n;                     /* k 0: the block's accesses last time */
-    uint32_t idx;                   /* instruction index in the block */
-    uint32_t pc_off;                /* its pc minus the block's */
-    uint8_t info;                   /* size and kind (PACKED_MEM_*) */
+    uint16_t k;                     /* its place among the block's
+                                       accesses, modulo 65536 */
+    uint16_t n;                     /* k 0: the block's accesses last
+                                       time, at most 65535 */
+    uint64_t desc;                  /* packed_acc_desc(): instruction,
+                                       pc offset, info */
     uint64_t last;                  /* address the last time */
     uint64_t stride;                /* last address minus the one before */
 };
 
-/* The slot of access k of block tb. */
+/* An access's instruction index, pc offset and info as one word. */
+static inline uint64_t packed_acc_desc(uint32_t idx, uint32_t pc_off,
+                                       uint8_t info)
+{
+    return (uint64_t)pc_off << 32 | (uint64_t)(idx & 0xffffu) << 8 | info;
+}
+
+static inline uint32_t packed_acc_idx(const struct packed_acc *a)
+{
+    return (uint32_t)(a->desc >> 8 & 0xffffu);
+}
+
+static inline uint32_t packed_acc_pc_off(const struct packed_acc *a)
+{
+    return (uint32_t)(a->desc >> 32);
+}
+
+static inline uint8_t packed_acc_info(const struct packed_acc *a)
+{
+    return (uint8_t)a->desc;
+}
+
+/*
+ * The slot of access k of block tb: the block's accesses in consecutive
+ * slots from its own, two to a cache line.
+ */
 static inline struct packed_acc *packed_acc_at(struct packed_acc *tab,
                                                uint32_t tb, uint32_t k)
 {
-    uint32_t h = tb * 0x9e3779b1u ^ k * 0x85ebca77u;
-
-    return &tab[h >> 20 & (PACKED_ACC_SLOTS - 1)];
+    return &tab[((tb * 0x9e3779b1u >> 20) + k) & (PACKED_ACC_SLOTS - 1)];
 }
 
 static inline bool packed_acc_is(const struct packed_acc *a, uint32_t tb,
                                  uint32_t k)
 {
-    return a->tb == tb && a->k == k;
-}
-
-/* Whether a holds the access of instruction idx at pc_off, info. */
-static inline bool packed_acc_same(const struct packed_acc *a, uint32_t idx,
-                                   uint32_t pc_off, uint8_t info)
-{
-    return a->idx == idx && a->pc_off == pc_off && a->info == info;
+    return a->tb == tb && a->k == (uint16_t)k;
 }
 
 /* The accesses block tb is predicted to make: its first slot's n. */
@@ -69,27 +89,24 @@ static inline uint64_t packed_acc_next(const struct packed_acc *a)
 }
 
 /*
- * Access k of block tb was made (after it was written or read): its slot
- * learns it, keeping the stride of a known access, starting a new one
- * with stride 0.
+ * Access k of block tb, of descriptor desc, was made (after it was
+ * written or read): its slot learns it, keeping the stride of a known
+ * access, starting a new one with stride 0.
  */
 static inline void packed_acc_note(struct packed_acc *tab, uint32_t tb,
-                                   uint32_t k, uint32_t idx, uint32_t pc_off,
-                                   uint8_t info, uint64_t vaddr)
+                                   uint32_t k, uint64_t desc, uint64_t vaddr)
 {
     struct packed_acc *a = packed_acc_at(tab, tb, k);
 
-    if (packed_acc_is(a, tb, k) && packed_acc_same(a, idx, pc_off, info)) {
+    if (packed_acc_is(a, tb, k) && a->desc == desc) {
         a->stride = vaddr - a->last;
         a->last = vaddr;
         return;
     }
     a->tb = tb;
-    a->k = k;
+    a->k = (uint16_t)k;
     a->n = 0;
-    a->idx = idx;
-    a->pc_off = pc_off;
-    a->info = info;
+    a->desc = desc;
     a->last = vaddr;
     a->stride = 0;
 }
@@ -101,7 +118,7 @@ static inline void packed_acc_end_block(struct packed_acc *tab, uint32_t tb,
     struct packed_acc *a = packed_acc_at(tab, tb, 0);
 
     if (packed_acc_is(a, tb, 0)) {
-        a->n = m;
+        a->n = m > UINT16_MAX ? UINT16_MAX : (uint16_t)m;
     }
 }
 

@@ -547,14 +547,17 @@ static void access_record(struct unpacker *u, uint64_t idx, uint64_t pc_off,
  * with QTRACE_CHUNK_ACCESSES, after a block: not between a restart and
  * the next block).
  */
-static void note_access(struct unpacker *u, uint32_t idx, uint32_t pc_off,
+static void note_access(struct unpacker *u, uint64_t idx, uint32_t pc_off,
                         uint8_t info, uint64_t vaddr)
 {
     struct unpack_stream *s = u->cur;
 
     if (u->accesses && s->cur_tb) {
-        packed_acc_note(s->acc, s->cur_tb, s->cur_k, idx, pc_off, info,
-                        vaddr);
+        /* An entry keeps 16 bits of idx: one beyond is not learnt. */
+        if (idx <= UINT16_MAX) {
+            packed_acc_note(s->acc, s->cur_tb, s->cur_k,
+                            packed_acc_desc(idx, pc_off, info), vaddr);
+        }
         s->cur_k++;
     }
 }
@@ -586,10 +589,9 @@ static int read_mem_packet(struct unpacker *u, bool full, const uint8_t **pp,
     if (full) {
         return read_mem_full(u, info, vaddr, pp, end, why, why_len);
     }
-    if (idx > UINT32_MAX || pc_off > UINT32_MAX) {
-        return fail(why, why_len, "memory packet out of range");
-    }
-    note_access(u, (uint32_t)idx, (uint32_t)pc_off, info, vaddr);
+    /* An offset beyond 32 bits is not learnt either. */
+    note_access(u, pc_off > UINT32_MAX ? UINT32_MAX + 1ull : idx,
+                (uint32_t)pc_off, info, vaddr);
     return 1;
 }
 
@@ -611,8 +613,10 @@ static int predicted_access(struct unpacker *u, uint64_t delta, char *why,
         return fail(why, why_len, "access %u of block %u has no "
                     "prediction", s->cur_k, s->cur_tb);
     }
-    access_record(u, a->idx, a->pc_off, a->info, packed_acc_next(a) + delta);
-    note_access(u, a->idx, a->pc_off, a->info, packed_acc_next(a) + delta);
+    access_record(u, packed_acc_idx(a), packed_acc_pc_off(a),
+                  packed_acc_info(a), packed_acc_next(a) + delta);
+    note_access(u, packed_acc_idx(a), packed_acc_pc_off(a),
+                packed_acc_info(a), packed_acc_next(a) + delta);
     return 1;
 }
 

@@ -24,15 +24,17 @@ void mem_setup(const struct mem_cfg *c)
 /*
  * The packed info byte of a meminfo value. QEMU decodes meminfo only
  * through four calls; an instruction's accesses nearly always share one
- * value, so each instruction keeps its last one decoded, in the cache
- * line the callback reads anyway: key << 32 | valid | bits, read and
- * written whole (a race between vCPUs only recomputes the same value).
+ * value, or two (x86's read-modify-write: a load and a store), so each
+ * instruction keeps its last two decoded, in the cache line the
+ * callback reads anyway: key << 32 | valid | bits, read and written
+ * whole (a race between vCPUs only recomputes the same value).
  */
 #define MEMINFO_VALID 0x100u
 
 static uint8_t __attribute__((noinline))
-decode_meminfo(qemu_plugin_meminfo_t info, _Atomic uint64_t *slot)
+decode_meminfo(qemu_plugin_meminfo_t info, const struct insn_info *in)
 {
+    _Atomic uint64_t *slot = (_Atomic uint64_t *)&in->meminfo;
     uint8_t bits = (uint8_t)qemu_plugin_mem_size_shift(info);
 
     if (qemu_plugin_mem_is_store(info)) {
@@ -43,6 +45,10 @@ decode_meminfo(qemu_plugin_meminfo_t info, _Atomic uint64_t *slot)
     }
     if (qemu_plugin_mem_is_big_endian(info)) {
         bits |= PACKED_MEM_BIG_ENDIAN;
+    }
+    /* The second slot when the first holds another value already. */
+    if (atomic_load_explicit(slot, memory_order_relaxed) & MEMINFO_VALID) {
+        slot = (_Atomic uint64_t *)&in->meminfo2;
     }
     atomic_store_explicit(slot, (uint64_t)info << 32 | MEMINFO_VALID | bits,
                           memory_order_relaxed);
@@ -55,16 +61,30 @@ static inline bool meminfo_cached(uint64_t e, qemu_plugin_meminfo_t info)
     return (e >> 32) == info && (e & MEMINFO_VALID);
 }
 
+/* The cached entry of info in either slot of in, or 0. */
+static inline uint64_t meminfo_find(qemu_plugin_meminfo_t info,
+                                    const struct insn_info *in)
+{
+    uint64_t e = atomic_load_explicit((_Atomic uint64_t *)&in->meminfo,
+                                      memory_order_relaxed);
+
+    if (__builtin_expect(meminfo_cached(e, info), 1)) {
+        return e;
+    }
+    e = atomic_load_explicit((_Atomic uint64_t *)&in->meminfo2,
+                             memory_order_relaxed);
+    return meminfo_cached(e, info) ? e : 0;
+}
+
 static inline uint8_t meminfo_bits(qemu_plugin_meminfo_t info,
                                    const struct insn_info *in)
 {
-    _Atomic uint64_t *slot = (_Atomic uint64_t *)&in->meminfo;
-    uint64_t e = atomic_load_explicit(slot, memory_order_relaxed);
+    uint64_t e = meminfo_find(info, in);
 
-    if (meminfo_cached(e, info)) {
+    if (e) {
         return (uint8_t)e;
     }
-    return decode_meminfo(info, slot);
+    return decode_meminfo(info, in);
 }
 
 static uint64_t mem_value(qemu_plugin_meminfo_t info);
@@ -126,7 +146,7 @@ void mem_access_cb(unsigned int vcpu_index, qemu_plugin_meminfo_t info,
 static inline void stage_access(uint8_t *p, const struct insn_info *in,
                                 uint8_t bits, uint64_t vaddr)
 {
-    uint64_t head = in->staged_head | (uint64_t)bits << 8;
+    uint64_t head = in->staged_head | bits;
 
     memcpy(p, &head, sizeof(head));
     memcpy(p + sizeof(head), &vaddr, sizeof(vaddr));
@@ -162,11 +182,9 @@ void mem_access_packed_cb(unsigned int vcpu_index, qemu_plugin_meminfo_t info,
     if (!vc) {
         return;
     }
-    e = atomic_load_explicit((_Atomic uint64_t *)&in->meminfo,
-                             memory_order_relaxed);
+    e = meminfo_find(info, in);
     p = vc->buf.pos;
-    if (__builtin_expect(meminfo_cached(e, info) &&
-                         p + STAGED_MEM_BYTES <= vc->buf.end &&
+    if (__builtin_expect(e && p + STAGED_MEM_BYTES <= vc->buf.end &&
                          vc->buf.pack != NULL, 1)) {
         stage_access(p, in, (uint8_t)e, vaddr);
         vc->buf.pos = p + STAGED_MEM_BYTES;

@@ -36,7 +36,8 @@ struct predictor {
     uint32_t cur_tb;                /* the block accesses belong to, 0
                                        before one and after a restart */
     uint32_t cur_k;                 /* its accesses so far */
-    uint64_t cur_pc;
+    uint64_t ctx_pc;                /* after a restart: the pc of the
+                                       block whose accesses go on */
     uint32_t hits;                  /* predicted accesses not written yet */
     uint32_t slot[PACKED_SLOTS];
 };
@@ -117,6 +118,10 @@ static const uint8_t *staged_item(const uint8_t *base, const uint8_t *p,
         return end - p >= (ptrdiff_t)STAGED_FUNC_BYTES ?
                p + STAGED_FUNC_BYTES : NULL;
     }
+    if (w == STAGED_CONTEXT) {
+        return end - p >= (ptrdiff_t)STAGED_CONTEXT_BYTES ?
+               p + STAGED_CONTEXT_BYTES : NULL;
+    }
     if (w != STAGED_ESCAPE) {
         p += STAGED_WORD + staged_packet_len(w);
         return p <= end ? next_word(base, p) : NULL;
@@ -130,9 +135,13 @@ uint64_t pack_staged_records(const uint8_t *p, size_t len)
     const uint8_t *base = p, *end = p + len, *rec;
     uint64_t n = 0;
 
-    while (end - p >= (ptrdiff_t)STAGED_WORD &&
-           (p = staged_item(base, p, end, &rec)) != NULL) {
-        n++;
+    while (end - p >= (ptrdiff_t)STAGED_WORD) {
+        /* A context is no record. */
+        n += load32(p) != STAGED_CONTEXT;
+        if ((p = staged_item(base, p, end, &rec)) == NULL) {
+            n--;
+            break;
+        }
     }
     return n;
 }
@@ -369,28 +378,14 @@ static uint8_t *put_item(struct predictor *pr, const struct chunk *in,
 
 /* A staged access (pack.h, STAGED_MEM), decoded. */
 struct staged_access {
-    uint32_t tb, idx;
-    uint8_t info;
+    uint64_t desc;                  /* packed_acc_desc() */
     uint64_t vaddr;
-    uint64_t pc;                    /* from the block's tb_info */
 };
 
-/* The access at p; false when its block or instruction is unknown. */
-static bool read_access(const uint8_t *p, struct staged_access *a)
+static inline void read_access(const uint8_t *p, struct staged_access *a)
 {
-    uint32_t w = load32(p);
-    const struct tb_info *ti;
-
-    a->tb = load32(p + 4);
-    a->idx = w >> 16 & STAGED_MEM_MAX_IDX;
-    a->info = (uint8_t)(w >> 8);
+    a->desc = staged_mem_desc(load64(p));
     a->vaddr = load64(p + 8);
-    ti = tbtab_get(a->tb);
-    if (!ti || a->idx >= ti->n_insns) {
-        return false;
-    }
-    a->pc = ti->insns[a->idx].pc;
-    return true;
 }
 
 /* The predicted accesses not written yet, before any other packet. */
@@ -407,14 +402,17 @@ static uint8_t *put_hits(struct predictor *pr, uint8_t *q, uint64_t *n)
     return q;
 }
 
-/* A PK_MEM packet, with the vaddr as its change from the previous one. */
-static uint8_t *put_mem(struct predictor *pr, uint8_t *q, uint32_t idx,
-                        uint64_t pc_off, uint8_t info, uint64_t vaddr)
+/*
+ * A PK_MEM packet of descriptor desc, its pc offset moved by base, with
+ * the vaddr as its change from the previous one.
+ */
+static uint8_t *put_mem(struct predictor *pr, uint8_t *q, uint64_t desc,
+                        uint64_t base, uint64_t vaddr)
 {
     *q++ = PK_MEM;
-    q = packed_put_varint(q, idx);
-    q = packed_put_varint(q, pc_off);
-    *q++ = info;
+    q = packed_put_varint(q, desc >> 8 & 0xffffu);
+    q = packed_put_varint(q, base + (desc >> 32));
+    *q++ = (uint8_t)desc;
     return packed_put_varint(q, packed_zigzag((int64_t)(vaddr -
                                                         pr->last_vaddr)));
 }
@@ -428,22 +426,18 @@ static uint8_t *put_access(struct predictor *pr,
                            const struct staged_access *sa, uint8_t *q,
                            uint64_t *n)
 {
-    uint64_t pc_off = sa->pc - pr->cur_pc;
     const struct packed_acc *a;
 
-    if (!pr->cur_tb || pc_off > UINT32_MAX) {
+    if (!pr->cur_tb) {
         /* After a restart: relative to pc 0, as the reader takes it. */
         q = put_hits(pr, q, n);
-        q = put_mem(pr, q, sa->idx, pr->cur_tb ? pc_off : sa->pc, sa->info,
-                    sa->vaddr);
+        q = put_mem(pr, q, sa->desc, pr->ctx_pc, sa->vaddr);
         (*n)++;
-        pr->cur_k += pr->cur_tb != 0;
         pr->last_vaddr = sa->vaddr;
         return q;
     }
     a = packed_acc_at(pr->acc, pr->cur_tb, pr->cur_k);
-    if (packed_acc_is(a, pr->cur_tb, pr->cur_k) &&
-        packed_acc_same(a, sa->idx, (uint32_t)pc_off, sa->info)) {
+    if (packed_acc_is(a, pr->cur_tb, pr->cur_k) && a->desc == sa->desc) {
         uint64_t z = packed_zigzag((int64_t)(sa->vaddr -
                                              packed_acc_next(a)));
 
@@ -461,52 +455,51 @@ static uint8_t *put_access(struct predictor *pr,
         }
     } else {
         q = put_hits(pr, q, n);
-        q = put_mem(pr, q, sa->idx, pc_off, sa->info, sa->vaddr);
+        q = put_mem(pr, q, sa->desc, 0, sa->vaddr);
         (*n)++;
     }
-    packed_acc_note(pr->acc, pr->cur_tb, pr->cur_k, sa->idx,
-                    (uint32_t)pc_off, sa->info, sa->vaddr);
+    packed_acc_note(pr->acc, pr->cur_tb, pr->cur_k, sa->desc, sa->vaddr);
     pr->cur_k++;
     pr->last_vaddr = sa->vaddr;
     return q;
 }
 
+/* Accesses a block may make for put_block_acc to predict them all. */
+#define PREDICT_MAX 64u
+
 /*
  * Whether the m staged accesses at p are all what block id's static
- * accesses predict (its count already checked).
+ * accesses predict (its count already checked); if so they are learnt
+ * (a hit moves the last address by the stride, no more).
  */
-static bool all_predicted(struct predictor *pr, uint32_t id, uint64_t pc,
-                          const uint8_t *p, uint32_t m)
+static bool take_predicted(struct predictor *pr, uint32_t id,
+                           const uint8_t *p, uint32_t m)
 {
-    struct staged_access sa;
+    struct packed_acc *hit[PREDICT_MAX];
+    uint64_t vaddr[PREDICT_MAX];
     uint32_t k;
 
+    if (m > PREDICT_MAX) {
+        return false;
+    }
     for (k = 0; k < m; k++, p += STAGED_MEM_BYTES) {
-        const struct packed_acc *a = packed_acc_at(pr->acc, id, k);
+        struct packed_acc *a = packed_acc_at(pr->acc, id, k);
 
-        if (!read_access(p, &sa) || sa.tb != id ||
-            !packed_acc_is(a, id, k) ||
-            !packed_acc_same(a, sa.idx, (uint32_t)(sa.pc - pc), sa.info) ||
-            sa.vaddr != packed_acc_next(a)) {
+        vaddr[k] = load64(p + 8);
+        if (!packed_acc_is(a, id, k) ||
+            a->desc != staged_mem_desc(load64(p)) ||
+            vaddr[k] != packed_acc_next(a)) {
             return false;
         }
+        hit[k] = a;
+    }
+    for (k = 0; k < m; k++) {
+        hit[k]->last = vaddr[k];
+    }
+    if (m) {
+        pr->last_vaddr = vaddr[m - 1];
     }
     return true;
-}
-
-/* The predictor learns the m accesses at p, all predicted (read). */
-static void learn_predicted(struct predictor *pr, uint32_t id, uint64_t pc,
-                            const uint8_t *p, uint32_t m)
-{
-    struct staged_access sa = { .pc = pc };
-    uint32_t k;
-
-    for (k = 0; k < m; k++, p += STAGED_MEM_BYTES) {
-        read_access(p, &sa);
-        packed_acc_note(pr->acc, id, k, sa.idx, (uint32_t)(sa.pc - pc),
-                        sa.info, sa.vaddr);
-        pr->last_vaddr = sa.vaddr;
-    }
 }
 
 /* A block packet after the pending run: the block missed, named. */
@@ -534,8 +527,6 @@ static uint8_t *put_block_acc(struct predictor *pr, const uint8_t **pp,
 {
     const uint8_t *p = *pp + STAGED_WORD, *a = p;
     uint32_t id = load32(*pp), m = 0, *slot;
-    const struct tb_info *ti = tbtab_get(id);
-    uint64_t pc = ti ? ti->pc : 0;
 
     q = put_hits(pr, q, n);
     if (pr->cur_tb) {
@@ -545,11 +536,15 @@ static uint8_t *put_block_acc(struct predictor *pr, const uint8_t **pp,
         a += STAGED_MEM_BYTES;
         m++;
     }
+    /* The next block's slots, while this one is worked on. */
+    if (end - a >= (ptrdiff_t)STAGED_WORD && load32(a) < STAGED_MEM) {
+        __builtin_prefetch(&pr->slot[packed_slot(id, pr->prev)]);
+        __builtin_prefetch(packed_acc_at(pr->acc, load32(a), 0));
+    }
     slot = &pr->slot[packed_slot(pr->prev, pr->prev2)];
     if (*slot == id && end - a >= (ptrdiff_t)STAGED_WORD &&
         load32(a) < STAGED_MEM && m == packed_acc_count(pr->acc, id) &&
-        all_predicted(pr, id, pc, p, m)) {
-        learn_predicted(pr, id, pc, p, m);
+        take_predicted(pr, id, p, m)) {
         pr->run++;
         *n += m;
         pr->prev2 = pr->prev;
@@ -572,7 +567,6 @@ static uint8_t *put_block_acc(struct predictor *pr, const uint8_t **pp,
     pr->prev = id;
     pr->cur_tb = id;
     pr->cur_k = 0;
-    pr->cur_pc = pc;
     *pp = p;
     return q;
 }
@@ -599,8 +593,8 @@ static uint8_t *transcode_accesses(struct predictor *pr,
             *seen |= pr->cur_k ? 3 : 1;
             continue;
         }
-        if (staged_is_mem(w) && end - p >= (ptrdiff_t)STAGED_MEM_BYTES &&
-            read_access(p, &sa)) {
+        if (staged_is_mem(w) && end - p >= (ptrdiff_t)STAGED_MEM_BYTES) {
+            read_access(p, &sa);
             q = put_access(pr, &sa, q, n);
             *seen |= 2;
             p += STAGED_MEM_BYTES;
@@ -612,6 +606,14 @@ static uint8_t *transcode_accesses(struct predictor *pr,
             snprintf(why, why_len, "vCPU %u: bad staged item at byte %zu",
                      in->vcpu, (size_t)(p - in->data));
             return NULL;
+        }
+        if (w == STAGED_CONTEXT) {
+            /* No packet: the pc the next accesses' offsets count from. */
+            const struct tb_info *ti = tbtab_get(load32(p + 4));
+
+            pr->ctx_pc = ti ? ti->pc : 0;
+            p = next;
+            continue;
         }
         q = put_hits(pr, q, n);
         q = put_run(pr, q, n);

@@ -34,10 +34,11 @@
 /*
  * A user-mode load or store in a stream whose accesses the writer
  * predicts (QTRACE_CHUNK_ACCESSES): 16 bytes, stored as they are, no
- * varint computed on the vCPU. Word 0 is STAGED_MEM | idx << 16 | info
- * << 8 (STAGED_MEM to 0x1fffffff: above every block id, below the
- * escapes), word 1 the block's id, then the address; the writer finds
- * the pc in the block's tb_info.
+ * varint computed on the vCPU. The first 8 are the access's descriptor
+ * as the predictor keeps it (packed_acc_desc: pc offset << 32 | idx << 8
+ * | info, made at translation but for the info) with STAGED_MEM in bits
+ * 28-31, so that word 0 lies above every block id and below the
+ * escapes; then the address. The writer needs no lookup per access.
  */
 #define STAGED_MEM 0x10000000u
 #define STAGED_MEM_BYTES 16u
@@ -48,11 +49,26 @@ static inline bool staged_is_mem(uint32_t w)
     return (w >> 28) == 1;
 }
 
-/* The first 8 bytes of an access of instruction idx of block tb. */
-static inline uint64_t staged_mem_head(uint32_t tb, uint32_t idx)
+/* The first 8 bytes of an access of instruction idx at pc_off, info 0. */
+static inline uint64_t staged_mem_head(uint32_t idx, uint32_t pc_off)
 {
-    return (uint64_t)tb << 32 | STAGED_MEM | idx << 16;
+    return (uint64_t)pc_off << 32 | STAGED_MEM | (idx & STAGED_MEM_MAX_IDX)
+                                                 << 8;
 }
+
+/* The descriptor in a staged head. */
+static inline uint64_t staged_mem_desc(uint64_t head)
+{
+    return head & ~(uint64_t)0xf0000000u;
+}
+
+/*
+ * After a restart (a lost record) in the middle of a block, the block's
+ * id, so that the writer knows the pc its accesses' offsets count from:
+ * STAGED_CONTEXT, then the id. No record.
+ */
+#define STAGED_CONTEXT 0xfffffff8u
+#define STAGED_CONTEXT_BYTES 8u
 
 /* The length of the packet after the escape word w. */
 static inline size_t staged_packet_len(uint32_t w)
@@ -82,6 +98,17 @@ static inline void pack_commit(struct vbuf *vb, uint8_t *q)
     if (vb->chunk) {
         vb->pos = q;
     }
+}
+
+/* A STAGED_CONTEXT item: block tb's accesses go on after a restart. */
+static inline void pack_context(struct vbuf *vb, uint32_t tb)
+{
+    uint8_t *p = vbuf_reserve(vb, STAGED_CONTEXT_BYTES);
+    uint32_t w = STAGED_CONTEXT;
+
+    memcpy(p, &w, 4);
+    memcpy(p + 4, &tb, 4);
+    pack_commit(vb, p + STAGED_CONTEXT_BYTES);
 }
 
 /*

@@ -218,6 +218,7 @@ exec_tb_mem_slow(struct vcpu *vc, const struct tb_info *tb)
 static inline void exec_block_mem(struct vcpu *vc, const struct tb_info *tb)
 {
     vc->tb_time = vc->icount;
+    vc->cur_tb = tb->id;
     if (exec_block_fast(vc, tb)) {
         vc->buf.pack->block_pc = tb->pc;
         return;
@@ -460,6 +461,10 @@ static void vcpu_dropped(struct vbuf *vb, uint64_t lost)
     r = emit(vc, QTRACE_EV_LOST, sizeof(*r), vc->tb_time);
     r->records = lost;
     r->block_insns = (uint32_t)(vc->icount - vc->tb_time);
+    if (vb->flags & QTRACE_CHUNK_ACCESSES) {
+        /* The block goes on: its accesses' pc counts from its own. */
+        pack_context(vb, vc->cur_tb);
+    }
 }
 
 /*
@@ -601,7 +606,8 @@ static uint32_t describe_insns(struct qemu_plugin_tb *tb, struct tb_info *ti,
         in->size = (uint8_t)insn_extent_size(tb, i, ti->n_insns);
         in->idx = (uint16_t)i;
         in->tb = ti;
-        in->staged_head = staged_mem_head(ti->id, i & STAGED_MEM_MAX_IDX);
+        in->staged_head = staged_mem_head(i & STAGED_MEM_MAX_IDX,
+                                          (uint32_t)(in->pc - ti->pc));
         qc_insn_bytes(insn, op, in->size < sizeof(op) ? in->size :
                                                         sizeof(op));
         in->opcode = (uint32_t)op[0] | (uint32_t)op[1] << 8 |

@@ -40,4 +40,8 @@ void ring_restart(struct vbuf *vb, uint32_t size)
     r = emit(vc, QTRACE_EV_LOST, sizeof(*r), time);
     r->records = 0;
     r->block_insns = block_insns;
+    if (vb->blocks && block_insns && (vb->flags & QTRACE_CHUNK_ACCESSES)) {
+        /* Accesses of the block in progress follow: its pc. */
+        pack_context(vb, vc->cur_tb);
+    }
 }

@@ -21,7 +21,8 @@ struct insn_info {
     uint16_t idx;               /* position in the block */
     uint8_t size;               /* bytes */
     char *disas;                /* QEMU's text, only for the log sink */
-    _Atomic uint64_t meminfo;   /* last access: meminfo << 32 | decoded */
+    _Atomic uint64_t meminfo;   /* an access: meminfo << 32 | decoded */
+    _Atomic uint64_t meminfo2;  /* another (a load and a store) */
     uint64_t staged_head;       /* its accesses' staged words (pack.h) */
 };
 

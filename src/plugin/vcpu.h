@@ -30,6 +30,7 @@ struct vcpu {
     uint64_t icount __attribute__((aligned(64)));   /* instructions of
                                                        blocks entered */
     uint64_t tb_time;           /* icount when the current block began */
+    uint32_t cur_tb;            /* its id, where accesses are predicted */
     struct calls_hot calls;     /* the call tracker's, if it runs */
     uint32_t events_seen;       /* event switches it has marked
                                    (ctl/ctl-events.h) */

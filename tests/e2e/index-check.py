@@ -66,8 +66,7 @@ class Stream:
 
     @staticmethod
     def _aslot(tb, k):
-        h = ((tb * 0x9e3779b1) ^ (k * 0x85ebca77)) & M32
-        return (h >> 20) & 4095
+        return (((tb * 0x9e3779b1) & M32) >> 20) + k & 4095
 
     def _entry(self, tb, k):
         e = self.acc.get(self._aslot(tb, k))

@@ -92,7 +92,7 @@ static struct tb_info *new_block(uint64_t pc, uint32_t n)
         tb->insns[i].idx = (uint16_t)i;
         tb->insns[i].tb = tb;
         tb->insns[i].size = 4;
-        tb->insns[i].staged_head = staged_mem_head(tb->id, i);
+        tb->insns[i].staged_head = staged_mem_head(i, 4 * i);
     }
     return tb;
 }
@@ -110,7 +110,7 @@ static void stage_block(struct stage *st, const struct tb_info *tb)
 static void stage_access(struct stage *st, const struct tb_info *tb,
                          uint32_t idx, uint8_t info, uint64_t vaddr)
 {
-    uint64_t head = tb->insns[idx].staged_head | (uint64_t)info << 8;
+    uint64_t head = tb->insns[idx].staged_head | info;
     uint8_t *p = vbuf_reserve(&st->vb, STAGED_MEM_BYTES);
 
     memcpy(p, &head, 8);
@@ -134,7 +134,7 @@ static void stage_record(struct stage *st)
 }
 
 /* What a lossy drop writes: the lost record; the block goes on. */
-static void stage_restart(struct stage *st)
+static void stage_restart(struct stage *st, const struct tb_info *tb)
 {
     struct qtrace_ev_lost *r = vbuf_record(&st->vb, sizeof(*r));
 
@@ -143,6 +143,7 @@ static void stage_restart(struct stage *st)
     r->hdr.size = sizeof(*r);
     r->hdr.time = st->block_time;
     r->block_insns = (uint32_t)(st->icount - st->block_time);
+    pack_context(&st->vb, tb->id);
 }
 
 /* Pack what was staged since the last call (a chunk of the stream). */
@@ -388,8 +389,8 @@ static void test_pack_access_chunks_and_restart(void **state)
                 chunks[n_chunks++] = stage_pack(&st);
             }
         }
-        if (i % 97 == 0) {
-            stage_restart(&st);
+        if (i % 97 == 0 && i % 4) {
+            stage_restart(&st, a);
             stage_access(&st, a, 4, 3, 0x800000 + 64 * i + 32);
         }
         if (i % 50 == 49) {
