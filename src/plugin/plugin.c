@@ -449,19 +449,26 @@ static void vcpu_syscall_ret(qemu_plugin_id_t id, unsigned int vcpu_index,
  * writer's predictor and the reader's reset at the lost record) and the
  * record marks the gap.
  */
-static void vcpu_dropped(struct vbuf *vb, uint64_t lost)
+static void vcpu_dropped(struct vbuf *vb, uint64_t lost, uint32_t size)
 {
     struct vcpu *vc = (struct vcpu *)((char *)vb - offsetof(struct vcpu,
                                                             buf));
     struct qtrace_ev_lost *r;
+    /*
+     * A staged block (the only 4-byte reservation) is the block starting
+     * at tb_time: it comes next. Anything else comes within that block,
+     * and the next one starts at icount.
+     */
+    uint32_t block_insns = vb->pack && size == STAGED_WORD ? 0 :
+                           (uint32_t)(vc->icount - vc->tb_time);
 
     if (vc->buf.pack) {
         pack_reset(vc->buf.pack);
     }
     r = emit(vc, QTRACE_EV_LOST, sizeof(*r), vc->tb_time);
     r->records = lost;
-    r->block_insns = (uint32_t)(vc->icount - vc->tb_time);
-    if (vb->flags & QTRACE_CHUNK_ACCESSES) {
+    r->block_insns = block_insns;
+    if (block_insns && (vb->flags & QTRACE_CHUNK_ACCESSES)) {
         /* The block goes on: its accesses' pc counts from its own. */
         pack_context(vb, vc->cur_tb);
     }

@@ -166,7 +166,7 @@ void vbuf_handover(struct vbuf *vb)
  * lossy=on and no free chunk: the records of this chunk are given up and
  * it is reused, instead of waiting for the writer.
  */
-static void drop_contents(struct vbuf *vb)
+static void drop_contents(struct vbuf *vb, uint32_t size)
 {
     /* A staged stream counts its blocks only on the writer thread. */
     uint64_t lost = (vb->flags & CHUNK_STAGED) ?
@@ -178,7 +178,7 @@ static void drop_contents(struct vbuf *vb)
     vb->pos = vb->chunk->data;
     writer_count_lost_vcpu(vb->vcpu, lost);
     if (vb->on_drop) {
-        vb->on_drop(vb, lost);
+        vb->on_drop(vb, lost, size);
     }
 }
 
@@ -294,7 +294,7 @@ void *vbuf_reserve_slow(struct vbuf *vb, uint32_t size)
             /* Asked to flush, no chunk to go on with: keep filling. */
             vb->end = vb->chunk->data + vb->chunk->cap;
         } else {
-            drop_contents(vb);
+            drop_contents(vb, size);
         }
     } else {
         detach(vb);

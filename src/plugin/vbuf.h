@@ -70,8 +70,12 @@ struct vbuf {
     uint32_t n_records;         /* records in the current chunk so far */
     struct pack_state *pack;    /* packed encoding (pack.h), NULL: raw */
     const uint64_t *icount;     /* the vCPU's instruction count, or NULL */
-    /* Called after a drop, with the chunk emptied, to mark the gap. */
-    void (*on_drop)(struct vbuf *vb, uint64_t lost);
+    /*
+     * Called after a drop, with the chunk emptied, to mark the gap; size
+     * is the reservation that found no room (a packed stream's block is
+     * its only 4-byte one).
+     */
+    void (*on_drop)(struct vbuf *vb, uint64_t lost, uint32_t size);
     atomic_uint handovers;      /* chunks handed over (writer reads it) */
     atomic_int park;            /* enum vbuf_park */
     bool watched;               /* known to the flush timer */
