@@ -313,7 +313,13 @@ def bench_reader(args, trace):
     print("|---|---:|---:|")
     commands = [
         ("qtrace info", [args.qtrace, "info", trace]),
+        ("qtrace dump -j 1 > /dev/null", [args.qtrace, "dump", "-j", "1",
+                                          trace]),
         ("qtrace dump > /dev/null", [args.qtrace, "dump", trace]),
+        ("qtrace report --vcpus", [args.qtrace, "report", "--vcpus",
+                                   trace]),
+        ("qtrace report --memory", [args.qtrace, "report", "--memory",
+                                    trace]),
         ("qtrace convert --to etrace", [args.qtrace, "convert", "--to",
                                         "etrace", trace, os.devnull]),
     ]
