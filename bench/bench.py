@@ -7,7 +7,8 @@ modes inside each round so that machine noise hits all of them alike; the
 median of the rounds is compared with the median of plain QEMU. Prints a
 table: time ratio to plain QEMU, trace file size, encoded bytes (before
 compression) per executed block and per memory access, records per
-second, peak memory. Then times the reader on the biggest trace.
+second, the writer thread's share of the CPU the run took (with one
+vCPU, above half means the writer set the pace), peak memory. Then times the reader on the biggest trace.
 Usage: bench.py BUILD_DIR [--rounds N] [--quick] [--workload NAME]
 [--modes MODE,...] (plain is always run: the ratios are to it).
 """
@@ -162,8 +163,30 @@ def workloads(build, work):
     return items
 
 
+def thread_cpu(pid, seen):
+    """Note in seen each thread of pid: name -> CPU seconds so far (the
+    plugin names its writer thread qtrace-writer)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return
+    for tid in tids:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/stat") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        name = stat[stat.index("(") + 1:stat.rindex(")")]
+        fields = stat[stat.rindex(")") + 2:].split()
+        cpu = (int(fields[11]) + int(fields[12])) / tick
+        key = "writer" if name == "qtrace-writer" else tid
+        seen[key] = max(seen.get(key, 0), cpu)
+
+
 def run_once(args, argv, mode, opts, trace):
-    """Run argv under qemu-x86_64; returns (seconds, peak RSS in KiB)."""
+    """Run argv under qemu-x86_64; returns (seconds, peak RSS in KiB,
+    CPU seconds of the plugin's writer thread, CPU seconds in all)."""
     cmd = ["qemu-x86_64"]
     plugin = args.plugin
     if mode in FLOORS:
@@ -176,14 +199,22 @@ def run_once(args, argv, mode, opts, trace):
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(proc.pid, 0)
+    seen = {}
+    while True:
+        # Sampled every 10 ms: the writer's share, for the blocks+mem rows.
+        thread_cpu(proc.pid, seen)
+        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+        if pid:
+            break
+        time.sleep(0.01)
     elapsed = time.perf_counter() - start
     err = proc.stderr.read().decode(errors="replace")
     proc.stderr.close()
     if os.waitstatus_to_exitcode(status) != 0:
         raise RuntimeError(f"{' '.join(cmd)}: status "
                            f"{os.waitstatus_to_exitcode(status)}: {err}")
-    return elapsed, usage.ru_maxrss
+    return (elapsed, usage.ru_maxrss, seen.get("writer", 0.0),
+            usage.ru_utime + usage.ru_stime)
 
 
 def info_counts(qtrace, trace):
@@ -236,6 +267,7 @@ def bench_workload(args, name, argv, modes, work, keep):
     """Rows of the table for one workload; keeps its blocks+mem trace
     at the path keep (for the reader benchmark)."""
     times = {m[0]: [] for m in modes}
+    writer = {m[0]: [] for m in modes}
     rss = {m[0]: 0 for m in modes}
     stats = {}
     log = os.path.join(work, "exec.log")
@@ -244,8 +276,9 @@ def bench_workload(args, name, argv, modes, work, keep):
             trace = os.path.join(work, f"{mode}.qtr")
             if opts is not None:
                 opts = opts.format(dir=work, instr=args.instr_dir)
-            sec, peak = run_once(args, argv, mode, opts, trace)
+            sec, peak, wcpu, cpu = run_once(args, argv, mode, opts, trace)
             times[mode].append(sec)
+            writer[mode].append(wcpu / cpu if cpu else 0.0)
             rss[mode] = max(rss[mode], peak)
             if rnd == args.rounds - 1:
                 stats[mode] = trace_stats(args, mode, trace, log)
@@ -263,7 +296,8 @@ def bench_workload(args, name, argv, modes, work, keep):
         st = stats.get(mode, {})
         row = {"workload": name, "mode": mode, "seconds": t,
                "ratio": t / plain, "rss": rss[mode],
-               "bytes": st.get("bytes")}
+               "bytes": st.get("bytes"),
+               "writer": statistics.median(writer[mode]) or None}
         if st.get("records"):
             row["rec_per_s"] = st["records"] / t
         if st.get("blocks") and mode != "text-log":
@@ -289,8 +323,8 @@ def fmt(value, spec):
 
 def print_table(rows):
     print("| workload | mode | time (s) | x plain | trace MB | B/block "
-          "| B/access | B/access on disk | Mrec/s | peak MB |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+          "| B/access | B/access on disk | Mrec/s | writer % | peak MB |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in rows:
         mb = r.get("bytes")
         print(f"| {r['workload']} | {r['mode']} | {r['seconds']:.2f} "
@@ -299,6 +333,7 @@ def print_table(rows):
               f"| {fmt(r.get('b_per_mem'), '.1f')} "
               f"| {fmt(r.get('zb_per_mem'), '.2f')} "
               f"| {fmt(r.get('rec_per_s') and r['rec_per_s'] / 1e6, '.1f')} "
+              f"| {fmt(r.get('writer') and 100 * r['writer'], '.0f')} "
               f"| {r['rss'] / 1024:.0f} |")
 
 

@@ -437,6 +437,8 @@ int writer_start(const struct writer_cfg *cfg, struct sink **sinks,
         qtrace_err_set(err, "writer thread: %s", strerror(ret));
         return -ret;
     }
+    /* Named for top, perf and bench.py, which weighs its share. */
+    pthread_setname_np(w->thread, "qtrace-writer");
     w->started = true;
     return 0;
 }

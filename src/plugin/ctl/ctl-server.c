@@ -455,6 +455,7 @@ int ctl_start(const char *path, const struct ctl_ops *ops,
         return -ret;
     }
     srv.started = true;
+    pthread_setname_np(srv.thread, "qtrace-ctl");
     make_pid_link(path);
     return 0;
 }
