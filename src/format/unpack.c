@@ -139,6 +139,10 @@ void unpack_reset(struct unpacker *u)
     size_t pos = 0;
 
     while ((s = idmap_next(&u->streams, &pos)) != NULL) {
+        /* A slot whose stream could not be made holds NULL. */
+        if (!*s) {
+            continue;
+        }
         if ((*s)->acc) {
             free((*s)->acc);
             budget_give(u->budget, PACKED_ACC_SLOTS * sizeof(*(*s)->acc));

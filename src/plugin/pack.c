@@ -39,6 +39,8 @@ struct predictor {
     uint64_t ctx_pc;                /* after a restart: the pc of the
                                        block whose accesses go on */
     uint32_t hits;                  /* predicted accesses not written yet */
+    bool any_access;                /* an access since the last restart:
+                                       until then, no block predicts any */
     uint32_t slot[PACKED_SLOTS];
 };
 
@@ -201,8 +203,9 @@ static uint8_t *put_run(struct predictor *pr, uint8_t *q, uint64_t *n)
 }
 
 /*
- * The staged blocks from *pp on, up to the first escape: the hot loop of
- * the writer thread, with the predictor's history in registers.
+ * The staged blocks from *pp on, up to the first escape or access, or
+ * the first block an access follows: the hot loop of the writer thread,
+ * with the predictor's history in registers.
  */
 static uint8_t *put_blocks(struct predictor *pr, const uint8_t **pp,
                            const uint8_t *end, uint8_t *q, uint64_t *n)
@@ -213,7 +216,9 @@ static uint8_t *put_blocks(struct predictor *pr, const uint8_t **pp,
     while (end - p >= (ptrdiff_t)STAGED_WORD) {
         uint32_t id = load32(p), *slot;
 
-        if (id >= STAGED_MEM) {
+        if (id >= STAGED_MEM ||
+            (end - p >= 2 * (ptrdiff_t)STAGED_WORD &&
+             staged_is_mem(load32(p + STAGED_WORD)))) {
             break;
         }
         p += STAGED_WORD;
@@ -461,6 +466,7 @@ static uint8_t *put_access(struct predictor *pr,
     packed_acc_note(pr->acc, pr->cur_tb, pr->cur_k, sa->desc, sa->vaddr);
     pr->cur_k++;
     pr->last_vaddr = sa->vaddr;
+    pr->any_access = true;
     return q;
 }
 
@@ -587,6 +593,25 @@ static uint8_t *transcode_accesses(struct predictor *pr,
         uint32_t w = end - p >= (ptrdiff_t)STAGED_WORD ? load32(p) : 0;
         struct staged_access sa;
 
+        if (!pr->any_access && end - p >= (ptrdiff_t)STAGED_WORD &&
+            w < STAGED_MEM) {
+            const uint8_t *from = p;
+
+            /*
+             * No access yet: every block predicts none, the plain block
+             * loop is enough until one is followed by an access.
+             */
+            q = put_blocks(pr, &p, end, q, n);
+            if (p != from) {
+                if (pr->cur_tb) {
+                    packed_acc_end_block(pr->acc, pr->cur_tb, pr->cur_k);
+                }
+                pr->cur_tb = pr->prev;
+                pr->cur_k = 0;
+                *seen |= 1;
+                continue;
+            }
+        }
         if (end - p >= (ptrdiff_t)STAGED_WORD && w < STAGED_MEM) {
             q = put_block_acc(pr, &p, end, q, n);
             /* A predicted block made its accesses already: cur_k. */
