@@ -548,14 +548,14 @@ static int count_packed(struct qtrace_reader *rd, uint64_t *counts,
     char why[160], at[48];
     int ret;
 
-    if (rd->up.accesses) {
-        return count_expanded(rd, counts, n, last_time, err);
-    }
     for (;;) {
         ret = unpack_count(&rd->up, rd->payload, &rd->rec, rd->rec_end,
                            counts, n, &p, &avail, why, sizeof(why));
         if (ret == 0) {
             return 0;
+        }
+        if (ret == 3) {
+            return count_expanded(rd, counts, n, last_time, err);
         }
         if (ret < 0) {
             return stop(rd, -EBADMSG, err, "chunk %" PRIu64 " at offset 0x%"

@@ -31,6 +31,8 @@ struct unpack_stream {
     uint64_t func_other;
     uint32_t func_depth;
     bool have_block;                /* block_pc and block_time are set */
+    bool any_access;                /* QTRACE_CHUNK_ACCESSES: an access
+                                       since the start or last restart */
     uint32_t cur_tb;                /* QTRACE_CHUNK_ACCESSES: the current
                                        block, 0 before one or a restart */
     uint32_t cur_k;                 /* its accesses so far */
@@ -566,6 +568,20 @@ static void note_access(struct unpacker *u, uint64_t idx, uint32_t pc_off,
     }
 }
 
+/*
+ * The stream's first access since its start or restart: the block
+ * predictor starts again, as the plugin's did (pack.c, first_access);
+ * the accesses up to the next block are not learnt.
+ */
+static void first_access(struct unpack_stream *s)
+{
+    memset(s->slot, 0, sizeof(s->slot));
+    s->prev = s->prev2 = 0;
+    s->cur_tb = 0;
+    s->cur_k = 0;
+    s->any_access = true;
+}
+
 /* A memory packet: a mem_access record of the current block. */
 static int read_mem_packet(struct unpacker *u, bool full, const uint8_t **pp,
                            const uint8_t *end, char *why, size_t why_len)
@@ -587,6 +603,9 @@ static int read_mem_packet(struct unpacker *u, bool full, const uint8_t **pp,
     }
     if (!s->have_block) {
         return fail(why, why_len, "memory packet before any block");
+    }
+    if (u->accesses && !s->any_access) {
+        first_access(s);
     }
     vaddr = s->last_vaddr + (uint64_t)packed_unzigzag(delta);
     access_record(u, idx, pc_off, info, vaddr);
@@ -827,8 +846,12 @@ int unpack_count(struct unpacker *u, const uint8_t *base, const uint8_t **pp,
 {
     const uint8_t *p = *pp;
     uint64_t blocks = 0, mems = 0, funcs[2] = { 0, 0 }, v = 0;
+    bool accesses = u->accesses;
     int ret = 0, i;
 
+    if (accesses && u->cur->any_access) {
+        return 3;
+    }
     while (p < end) {
         uint8_t tag = *p++;
 
@@ -841,6 +864,15 @@ int unpack_count(struct unpacker *u, const uint8_t *base, const uint8_t **pp,
             if (ret == 0 && tag == PK_BLOCK) {
                 ret = packed_get_varint(&p, end, &v);
             }
+        } else if (accesses && tag == PK_BLOCK_EXPLICIT) {
+            /* Before any access: a block whose accesses follow. */
+            ret = packed_get_varint(&p, end, &v);
+            blocks += v + 1;
+        } else if (accesses && (tag == PK_MEM || is_access_tag(tag))) {
+            /* The stream's first access: the caller expands from here. */
+            p--;
+            ret = 3;
+            break;
         } else if (tag == PK_MEM || tag == PK_MEM_FULL) {
             ret = packed_skip_mem(&p, end, tag == PK_MEM_FULL);
             mems++;
@@ -857,6 +889,13 @@ int unpack_count(struct unpacker *u, const uint8_t *base, const uint8_t **pp,
                 break;
             }
             *avail = (size_t)(end - *rec);
+            /* A restart, for the accesses unpack_next may read next. */
+            if (accesses && u->lost_id &&
+                *avail >= (size_t)u->lost_insns + 4 &&
+                load16(*rec) == u->lost_id) {
+                restart_stream(u->cur, load64(*rec + 8),
+                               load32(*rec + u->lost_insns));
+            }
             ret = 2;
             break;
         } else {
@@ -874,6 +913,10 @@ int unpack_count(struct unpacker *u, const uint8_t *base, const uint8_t **pp,
     }
     if (claim_blocks(u, blocks, why, why_len) < 0) {
         return -1;
+    }
+    if (blocks && u->cur) {
+        /* For an access that unpack_next reads next (return 3). */
+        u->cur->have_block = true;
     }
     counts[u->exec_tb.id] += blocks;
     counts[u->mem.id] += mems;

@@ -145,9 +145,12 @@ int unpack_next(struct unpacker *u, const uint8_t *base, const uint8_t **pp,
  * memory and function packets add to the counts of their events; a record
  * packet stops the walk with 2 and *rec, *avail as unpack_next (the caller
  * checks and counts it, then moves *pp past it). Returns 0 at the end,
- * -1 with why on a malformed packet. *n gets the records counted. Not
- * for a chunk with QTRACE_CHUNK_ACCESSES, whose predicted blocks make
- * accesses only the predictor knows: count unpack_next's records.
+ * -1 with why on a malformed packet. *n gets the records counted. In a
+ * chunk with QTRACE_CHUNK_ACCESSES, whose predicted blocks make accesses
+ * only the predictor knows, only up to the stream's first access since
+ * its start or last restart: there (or at once, past it) it stops with
+ * 3, *pp on the access's packet, for the caller to count unpack_next's
+ * records from there on.
  */
 int unpack_count(struct unpacker *u, const uint8_t *base, const uint8_t **pp,
                  const uint8_t *end, uint64_t *counts, uint64_t *n,

@@ -40,7 +40,10 @@ struct predictor {
                                        block whose accesses go on */
     uint32_t hits;                  /* predicted accesses not written yet */
     bool any_access;                /* an access since the last restart:
-                                       until then, no block predicts any */
+                                       until then, no block predicts any
+                                       (see first_access) */
+    bool chunk_access;              /* the chunk being made has one, or
+                                       follows one: it needs the flag */
     uint32_t slot[PACKED_SLOTS];
 };
 
@@ -423,6 +426,28 @@ static uint8_t *put_mem(struct predictor *pr, uint8_t *q, uint64_t desc,
 }
 
 /*
+ * The stream's first access since its start or restart: the block
+ * predictor starts again from zero, as the reader's does when it meets
+ * the access, so that a reader can count what came before without
+ * following the blocks (docs/format.md, "Predicted accesses"). The
+ * access and the rest of its block's are then written as after a
+ * restart, not learnt; their pc offsets count from the block's.
+ */
+static uint8_t *first_access(struct predictor *pr, uint8_t *q, uint64_t *n)
+{
+    q = put_run(pr, q, n);
+    memset(pr->slot, 0, sizeof(pr->slot));
+    pr->prev = pr->prev2 = 0;
+    if (pr->cur_tb) {
+        pr->ctx_pc = 0;
+    }
+    pr->cur_tb = 0;
+    pr->cur_k = 0;
+    pr->any_access = true;
+    return q;
+}
+
+/*
  * One access of the current block: nothing (a hit, counted), a stride
  * miss (its delta from the prediction) or a PK_MEM packet (a static
  * access not known, or known as another). The predictor then learns it.
@@ -433,6 +458,10 @@ static uint8_t *put_access(struct predictor *pr,
 {
     const struct packed_acc *a;
 
+    pr->chunk_access = true;
+    if (!pr->any_access) {
+        q = first_access(pr, q, n);
+    }
     if (!pr->cur_tb) {
         /* After a restart: relative to pc 0, as the reader takes it. */
         q = put_hits(pr, q, n);
@@ -466,7 +495,6 @@ static uint8_t *put_access(struct predictor *pr,
     packed_acc_note(pr->acc, pr->cur_tb, pr->cur_k, sa->desc, sa->vaddr);
     pr->cur_k++;
     pr->last_vaddr = sa->vaddr;
-    pr->any_access = true;
     return q;
 }
 
@@ -668,6 +696,7 @@ const struct chunk *pack_transcode(const struct chunk *in, char *why,
     /* What the chunk holds, for the trace's index, found on the way. */
     memset(out->events, 0, sizeof(out->events));
     blocks_before = pr->staged_bytes;
+    pr->chunk_access = pr->any_access;
     if (in->flags & QTRACE_CHUNK_ACCESSES) {
         q = transcode_accesses(pr, in, q, &n, &seen, why, why_len);
         if (!q) {
@@ -696,8 +725,16 @@ const struct chunk *pack_transcode(const struct chunk *in, char *why,
     note_packets(seen | (pr->staged_bytes != blocks_before));
     out->vcpu = in->vcpu;
     out->stream = in->stream;
+    /*
+     * Until a stream's first access its chunks read as plain packed ones
+     * (the predictor's table is empty): fast to count, and readable where
+     * predicted accesses are not.
+     */
     out->flags = (uint16_t)((in->flags & ~CHUNK_STAGED) |
                             QTRACE_CHUNK_PACKED);
+    if (!pr->chunk_access) {
+        out->flags &= (uint16_t)~QTRACE_CHUNK_ACCESSES;
+    }
     out->len = (uint32_t)(q - out->data);
     out->n_records = (uint32_t)n;
     out->insns = in->insns;

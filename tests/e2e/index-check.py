@@ -59,6 +59,16 @@ class Stream:
         self.prev = self.prev2 = 0
         self.acc = {}           # slot index -> [tb, k, n, idx, pc_off, info]
         self.cur_tb = self.cur_k = 0
+        self.any_access = False
+
+    def first_access(self):
+        """The first access since the start or a restart: the block
+        predictor starts again; accesses up to the next block are not
+        learnt."""
+        self.slot = {}
+        self.prev = self.prev2 = 0
+        self.cur_tb = self.cur_k = 0
+        self.any_access = True
 
     def _bslot(self):
         h = ((self.prev * 0x9e3779b1) ^ (self.prev2 * 0x85ebca77)) & M32
@@ -157,6 +167,8 @@ def ids_of(payload, flags, cat, st):
             if tag == 0x8c and info & 0x80:
                 _, i = varint(payload, i)
             if accesses and tag == 0x83:
+                if not st.any_access:
+                    st.first_access()
                 st.access((idx, pc_off, info))
         elif 0x84 <= tag <= 0x8b:
             ids.add(cat['func_exit' if tag >= 0x88 else 'func_entry'])

@@ -60,6 +60,8 @@ struct stage {
     struct pack_state ps;
     uint64_t icount;                /* the stream's instructions */
     uint64_t block_time;
+    bool any_access;                /* since the start or last restart */
+    bool chunk_access;              /* the chunk staged needs the flag */
 };
 
 static void stage_init(struct stage *st)
@@ -115,6 +117,7 @@ static void stage_access(struct stage *st, const struct tb_info *tb,
 
     memcpy(p, &head, 8);
     memcpy(p + 8, &vaddr, 8);
+    st->any_access = st->chunk_access = true;
     assert_true(n_events < MAX_EVENTS);
     events[n_events++] = (struct event){ .mem = true, .tb = tb,
                                          .idx = idx, .info = info,
@@ -144,6 +147,7 @@ static void stage_restart(struct stage *st, const struct tb_info *tb)
     r->hdr.time = st->block_time;
     r->block_insns = (uint32_t)(st->icount - st->block_time);
     pack_context(&st->vb, tb->id);
+    st->any_access = false;
 }
 
 /* Pack what was staged since the last call (a chunk of the stream). */
@@ -161,8 +165,10 @@ static struct chunk *stage_pack(struct stage *st)
     if (!out) {
         fail_msg("pack_transcode: %s", why);
     }
+    /* Until the stream's first access, chunks read as plain ones. */
     assert_int_equal(out->flags, QTRACE_CHUNK_PACKED |
-                                 QTRACE_CHUNK_ACCESSES);
+                     (st->chunk_access ? QTRACE_CHUNK_ACCESSES : 0));
+    st->chunk_access = st->any_access;
     copy = malloc(sizeof(*out) + out->len);
     assert_non_null(copy);
     memcpy(copy, out, sizeof(*out) + out->len);
@@ -294,11 +300,59 @@ static size_t expect_events(struct chunk **chunks, size_t n_chunks)
     return made;
 }
 
+/*
+ * Count the chunks' blocks and accesses as qtrace info does: packets
+ * counted, not expanded, up to the stream's first access, then records
+ * expanded. Returns the count.
+ */
+static uint64_t count_events(struct chunk **chunks, size_t n_chunks)
+{
+    static uint64_t counts[QTRACE_MAX_EVENTS];
+    struct unpacker u;
+    uint64_t n = 0;
+    char why[128] = "";
+    size_t i;
+
+    memset(counts, 0, sizeof(counts));
+    assert_int_equal(unpack_init(&u, load_catalog(), NULL), 0);
+    note_blocks(&u);
+    for (i = 0; i < n_chunks; i++) {
+        const struct chunk *c = chunks[i];
+        const uint8_t *p = c->data, *end = c->data + c->len, *rec;
+        size_t avail;
+        int ret;
+
+        assert_int_equal(unpack_begin(&u, test_stream, c->flags, why,
+                                      sizeof(why)), 0);
+        while ((ret = unpack_count(&u, c->data, &p, end, counts, &n, &rec,
+                                   &avail, why, sizeof(why))) == 2) {
+            p = rec + ((const struct qtrace_rec *)rec)->size;
+        }
+        if (ret == 3) {
+            assert_true(c->flags & QTRACE_CHUNK_ACCESSES);
+            while ((ret = unpack_next(&u, c->data, &p, end, &rec, &avail,
+                                      why, sizeof(why))) > 0) {
+                if (ret == 2) {
+                    p = rec + ((const struct qtrace_rec *)rec)->size;
+                    continue;
+                }
+                counts[((const struct qtrace_rec *)rec)->id]++;
+            }
+        }
+        if (ret < 0) {
+            fail_msg("counting chunk %zu: %s", i, why);
+        }
+    }
+    unpack_fini(&u);
+    return counts[QTRACE_EV_EXEC_TB] + counts[QTRACE_EV_MEM_ACCESS];
+}
+
 static void begin_test(struct stage *st)
 {
     stage_init(st);
     n_events = 0;
     st->icount = 0;
+    st->any_access = st->chunk_access = false;
     test_stream++;
 }
 
@@ -322,9 +376,13 @@ static void test_pack_access_strided_loop(void **state)
     stage_block(&st, tail);
     c = stage_pack(&st);
     assert_int_equal(c->n_records, 3001);
-    /* Three iterations to learn, then one run packet for the rest. */
-    assert_true(c->len < 40);
+    /*
+     * Four iterations to learn (the first access starts the block
+     * predictor again), then one run packet for the rest.
+     */
+    assert_true(c->len < 56);
     assert_int_equal(expect_events(&c, 1), 3001);
+    assert_int_equal(count_events(&c, 1), 3001);
     free(c);
     free(st.chunk);
 }
@@ -362,6 +420,7 @@ static void test_pack_access_irregular(void **state)
     }
     c = stage_pack(&st);
     expect_events(&c, 1);
+    assert_int_equal(count_events(&c, 1), n_events);
     free(c);
     free(st.chunk);
 }
@@ -400,6 +459,53 @@ static void test_pack_access_chunks_and_restart(void **state)
     chunks[n_chunks++] = stage_pack(&st);
     assert_true(n_chunks < 64);
     expect_events(chunks, n_chunks);
+    assert_int_equal(count_events(chunks, n_chunks), n_events);
+    while (n_chunks) {
+        free(chunks[--n_chunks]);
+    }
+    free(st.chunk);
+}
+
+/*
+ * A stream whose first chunks have blocks only (plain packed chunks, runs
+ * of predicted blocks), then its first access in the next chunk, before
+ * any block there: it belongs to the block that ended the chunk before.
+ * Read whole or counted, each way gives back what went in.
+ */
+static void test_pack_access_late_first(void **state)
+{
+    struct stage st = { .chunk = NULL };
+    struct tb_info *a = new_block(0x405000, 3), *b = new_block(0x405100, 2);
+    const struct tb_info *cur;
+    struct chunk *chunks[8];
+    size_t n_chunks = 0;
+    uint32_t i, round;
+
+    (void)state;
+    begin_test(&st);
+    for (round = 0; round < 3; round++) {
+        for (i = 0; i < 500; i++) {
+            stage_block(&st, i % 3 ? a : b);
+        }
+        chunks[n_chunks++] = stage_pack(&st);
+        assert_false(chunks[n_chunks - 1]->flags & QTRACE_CHUNK_ACCESSES);
+    }
+    /* The last block staged is a (499 % 3 == 1). */
+    for (i = 0, cur = a; i < 300; i++) {
+        stage_access(&st, cur, 1, 3, 0x900000 + 8 * i);
+        cur = i % 3 ? a : b;
+        stage_block(&st, cur);
+        if (cur == a) {
+            stage_access(&st, a, 0, 2, 0x910000 - 4 * i);
+        }
+        if (i == 150) {
+            chunks[n_chunks++] = stage_pack(&st);
+        }
+    }
+    chunks[n_chunks++] = stage_pack(&st);
+    assert_true(chunks[3]->flags & QTRACE_CHUNK_ACCESSES);
+    expect_events(chunks, n_chunks);
+    assert_int_equal(count_events(chunks, n_chunks), n_events);
     while (n_chunks) {
         free(chunks[--n_chunks]);
     }
@@ -449,6 +555,7 @@ int main(void)
         cmocka_unit_test(test_pack_access_strided_loop),
         cmocka_unit_test(test_pack_access_irregular),
         cmocka_unit_test(test_pack_access_chunks_and_restart),
+        cmocka_unit_test(test_pack_access_late_first),
         cmocka_unit_test(test_pack_access_cut),
     };
 
