@@ -14,7 +14,8 @@
 #     loop blocks k = 20..99, closed at 505.
 #   ring= with snapshot-at=TAIL: two snapshots (END says so), the one
 #     at the trigger holding every record before the tail's block, the
-#     one at exit the tail.
+#     one at exit the tail (up to the hlt's block, which QEMU 10.0 may
+#     not enter).
 # All are also compared with a full trace of the same run.
 VERSION=${1:?usage: t997-window-system.sh 7.2|10.0}
 . "$(dirname "$0")/lib.sh"
@@ -80,7 +81,10 @@ check_eq "snapshot-at=$TAIL: guest's exit status" 41 "$rc"
 "$QTRACE" info "$WORK/r.qtr" > "$WORK/r.info"
 check_grep "snapshot-at=$TAIL: two snapshots" "^snapshots: 2\$" "$WORK/r.info"
 "$QTRACE" dump "$WORK/r.qtr" > "$WORK/r"
-window_cut "$WORK/full" 0 0 "" > "$WORK/cut"
-window_records "$WORK/r" 0 > "$WORK/win"
+# QEMU 10.0 may or may not enter the hlt's block (at time insns) before
+# the exit port ends the run: the records before it are the run's.
+INSNS=$(expect_get insns)
+window_cut "$WORK/full" 0 0 "$INSNS" > "$WORK/cut"
+window_records "$WORK/r" 0 | awk -v n="$INSNS" '$2 < n' > "$WORK/win"
 window_compare "snapshot-at=$TAIL: both snapshots" "$WORK/cut" "$WORK/win"
 finish
