@@ -9,6 +9,7 @@
 
 #include "qtrace-events.h"
 #include "../format/chunk.h"
+#include "devname.h"
 #include "mem.h"
 #include "pack.h"
 #include "tbtab.h"
@@ -77,19 +78,24 @@ mem_record(struct vcpu *vc, qemu_plugin_meminfo_t info, uint64_t vaddr,
     struct qtrace_ev_mem_access *r;
     uint8_t bits = meminfo_bits(info, in);
     uint8_t flags = packed_mem_flags(bits);
-    const char *dev = NULL;
+    char dev[128];
     uint64_t paddr = 0;
     uint32_t dev_len = 0;
+
     if (cfg.system_mode) {
         struct qemu_plugin_hwaddr *hw = qemu_plugin_get_hwaddr(info, vaddr);
 
         if (hw) {
             flags |= QTRACE_MEM_HAS_PADDR;
             paddr = qemu_plugin_hwaddr_phys_addr(hw);
+            /* A name only where asking cannot crash QEMU (mem.h). */
             if (qemu_plugin_hwaddr_is_io(hw)) {
                 flags |= QTRACE_MEM_IO;
-                dev = qemu_plugin_hwaddr_device_name(hw);
-                dev_len = dev ? (uint32_t)strnlen(dev, 255) : 0;
+                if (cfg.device_names) {
+                    dev_len = (uint32_t)devname_format(
+                        qemu_plugin_hwaddr_device_name(hw), paddr, dev,
+                        sizeof(dev));
+                }
             }
         }
     }

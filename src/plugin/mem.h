@@ -16,6 +16,11 @@ struct mem_cfg {
     bool packets;               /* packed streams get memory packets */
     bool system_mode;           /* physical addresses and devices */
     bool values;                /* QEMU gives accessed values (API 4+) */
+    /*
+     * QEMU may be asked for device names: 8.2+, or one vCPU (before 8.2
+     * another vCPU thread can leave the answer's region dangling).
+     */
+    bool device_names;
 };
 
 /* At install, before any callback. */

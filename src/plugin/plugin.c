@@ -22,6 +22,7 @@
 #include "ctl/ctl.h"
 #include "ctl/ctl-events.h"
 #include "ctl/ctl-switch.h"
+#include "devname.h"
 #include "entries.h"
 #include "fatal.h"
 #include "insn-extent.h"
@@ -33,6 +34,7 @@
 #include "pack.h"
 #include "ring-restart.h"
 #include "sink.h"
+#include "tbcount.h"
 #include "tbtab.h"
 #include "vbuf.h"
 #include "vcpu.h"
@@ -63,10 +65,12 @@ static struct {
     bool trace_user_event;      /* instrumentation libraries' records */
     bool keep_disas;            /* the log sink prints QEMU's disassembly */
     bool trace_tb_count;        /* inline execution counters */
+    bool per_vcpu_counts;       /* tb_count by tbcount.h's callback */
     bool need_icount;           /* some record carries a time */
     bool packed;                /* vCPU chunks use the packed encoding */
     bool pack_mem;              /* accesses as mem packets (user, exec_tb) */
     bool mem_values;            /* QEMU gives accessed values (API 4+) */
+    bool device_names;          /* QEMU may be asked for device names */
     int64_t exit_nr[2];         /* exit, exit_group (-1: unknown) */
     atomic_int exit_status;     /* the guest's last exit() argument */
     atomic_bool exit_seen;      /* exit_status is set */
@@ -790,6 +794,24 @@ static void register_block_cbs(struct qemu_plugin_tb *tb, struct tb_info *ti,
     }
 }
 
+/*
+ * tb_count's counter of a block: QEMU's inline add where it is exact
+ * (per-vCPU scoreboards, or one vCPU), else a callback adding to the
+ * vCPU's own counter (tbcount.h).
+ */
+static int count_block(struct qemu_plugin_tb *tb, struct tb_info *ti)
+{
+    if (!qt.per_vcpu_counts) {
+        return qc_count_tb(tb, &ti->count, &ti->counts);
+    }
+    if (tbcount_add(ti) < 0) {
+        return -1;
+    }
+    qemu_plugin_register_vcpu_tb_exec_cb(tb, tbcount_exec,
+                                         QEMU_PLUGIN_CB_NO_REGS, ti);
+    return 0;
+}
+
 static void vcpu_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
     size_t n = insn_extent_count(tb, qemu_plugin_tb_n_insns(tb));
@@ -833,8 +855,7 @@ static void vcpu_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
     if (qt.trace_tb_trans) {
         emit_tb_trans(tb, ti);
     }
-    if (qt.trace_tb_count &&
-        qc_count_tb(tb, &ti->count, &ti->counts) < 0) {
+    if (qt.trace_tb_count && count_block(tb, ti) < 0) {
         writer_count_lost(1);
     }
     register_block_cbs(tb, ti, mode);
@@ -872,6 +893,9 @@ static void emit_counts(void)
             continue;
         }
         n = qc_count_take(&ti->count, ti->counts);
+        if (qt.per_vcpu_counts) {
+            n += tbcount_take(ti);
+        }
         if (n == 0) {
             continue;
         }
@@ -1174,6 +1198,48 @@ static bool needs_icount(const struct evsel *sel)
 }
 
 /*
+ * Whether a memory callback may ask QEMU for a device's name: QEMU 8.2
+ * and later, or one vCPU. Before 8.2, QEMU answers from a memory region
+ * section it finds through the vCPU's TLB and a dispatch table that
+ * another vCPU thread replaces when the guest changes the memory map
+ * (PCI BARs), before this vCPU's TLB is flushed: the section can be
+ * outside the new table, and QEMU dies of SIGSEGV reading its region's
+ * name (docs/kernel.md). With one vCPU nothing replaces it under a
+ * running one.
+ */
+static bool device_names_safe(void)
+{
+    if (devname_qemu_safe(qt.qemu_version)) {
+        return true;
+    }
+    return qt.system_mode && qemu_plugin_n_max_vcpus &&
+           qemu_plugin_n_max_vcpus() == 1;
+}
+
+/*
+ * Whether tb_count needs tbcount.h's per-vCPU counters, set up if so.
+ * QEMU 7.2-8.2 (API 1) have one inline counter per block for all vCPUs
+ * and add to it without atomics: exact only while one vCPU runs at a
+ * time. That is known only in system mode with a single vCPU (-smp 1,
+ * no hot-plug); a user-mode guest may start threads at any time.
+ */
+static bool choose_counters(void)
+{
+    int n = -1;
+
+    if (qc_api() >= 2) {
+        return false;
+    }
+    if (qt.system_mode && qemu_plugin_n_max_vcpus) {
+        n = qemu_plugin_n_max_vcpus();
+    }
+    if (n == 1) {
+        return false;
+    }
+    return tbcount_setup(n > 1 ? (unsigned int)n : 8) == 0;
+}
+
+/*
  * Whether user_event is recorded: the libraries learn it when they load,
  * before the rest is chosen (choose_instrumentation needs to know what
  * they registered).
@@ -1241,6 +1307,7 @@ static void choose_instrumentation(void)
                     maps_setup(qt.target,
                                evsel_is_enabled(sel, QTRACE_EV_IMAGE_MAP));
     qt.trace_tb_count = evsel_is_enabled(sel, QTRACE_EV_TB_COUNT);
+    qt.per_vcpu_counts = qt.trace_tb_count && choose_counters();
     /* A window counts every vCPU's instructions. */
     qt.need_icount = needs_icount(sel) || window_is_set(&qt.opts.window);
     /*
@@ -1515,6 +1582,7 @@ int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
     insn_extent_setup(qt.target, qc_api());
     snprintf(qt.qemu_version, sizeof(qt.qemu_version), "%s",
              qc_qemu_version(info->target_name));
+    qt.device_names = device_names_safe();
     atomic_init(&qt.next_stream, 1);
     writer_set_end_counts(fmt_end_counts);
     if (qtrace_catalog_parse(&qt.cat, qtrace_catalog_text, &err) < 0) {
@@ -1531,7 +1599,7 @@ int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
     /* Before any thread starts: a refused library leaves nothing behind. */
     if (instr_load_all(qt.opts.instr, qt.opts.n_instr, &(struct instr_env){
             .target = qt.target, .system_mode = qt.system_mode,
-            .qemu_api = qc_api(),
+            .qemu_api = qc_api(), .device_names = qt.device_names,
             .emit_user = qt.trace_user_event ? emit_user_event : NULL,
             .emit_user_trans = qt.trace_user_event ? emit_user_event_trans :
                                                      NULL,
@@ -1551,6 +1619,7 @@ int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
     mem_setup(&(struct mem_cfg){
         .packets = qt.pack_mem, .system_mode = qt.system_mode,
         .values = qt.mem_values,
+        .device_names = qt.device_names,
     });
     meta_setup(&(struct meta_cfg){
         .target = qt.target, .qemu_version = qt.qemu_version,
