@@ -65,7 +65,10 @@ static struct {
     bool trace_user_event;      /* instrumentation libraries' records */
     bool keep_disas;            /* the log sink prints QEMU's disassembly */
     bool trace_tb_count;        /* inline execution counters */
-    bool per_vcpu_counts;       /* tb_count by tbcount.h's callback */
+    bool per_vcpu_counts;       /* tb_count by tbcount.h's callback
+                                   (atomic: set later in user mode) */
+    bool counts_may_switch;     /* ... when a second vCPU starts */
+    atomic_uint vcpus_started;
     bool need_icount;           /* some record carries a time */
     bool packed;                /* vCPU chunks use the packed encoding */
     bool pack_mem;              /* accesses as mem packets (user, exec_tb) */
@@ -510,12 +513,36 @@ static void vcpu_resume(qemu_plugin_id_t id, unsigned int vcpu_index)
     }
 }
 
+/*
+ * User mode on QEMU 7.2-8.2 counts blocks with QEMU's shared inline
+ * counters while the guest has one thread, where they are exact and
+ * cheapest; the second vCPU to start switches tb_count to per-vCPU
+ * counters (choose_counters). The translations made so far are dropped
+ * (their counts go out from plugin_flush) before two vCPUs can run them
+ * at once: QEMU runs the flush asked from here with every vCPU stopped,
+ * and this thread, which the new one is cloned from, stops for it
+ * before it runs guest code again.
+ */
+static void flush_translations(void);
+
+static void counters_vcpu_start(void)
+{
+    if (!qt.counts_may_switch ||
+        atomic_fetch_add(&qt.vcpus_started, 1) == 0 ||
+        __atomic_load_n(&qt.per_vcpu_counts, __ATOMIC_ACQUIRE)) {
+        return;
+    }
+    __atomic_store_n(&qt.per_vcpu_counts, true, __ATOMIC_RELEASE);
+    flush_translations();
+}
+
 static void vcpu_init(qemu_plugin_id_t id, unsigned int vcpu_index)
 {
     struct vcpu *vc = vcpu_of(vcpu_index);
     struct qtrace_ev_vcpu_init *r;
 
     (void)id;
+    counters_vcpu_start();
     if (!vc) {
         if (!atomic_exchange(&qt.warned_vcpus, true)) {
             fprintf(stderr, "qtrace: vCPU %u: more than %d vCPUs; the "
@@ -801,7 +828,7 @@ static void register_block_cbs(struct qemu_plugin_tb *tb, struct tb_info *ti,
  */
 static int count_block(struct qemu_plugin_tb *tb, struct tb_info *ti)
 {
-    if (!qt.per_vcpu_counts) {
+    if (!__atomic_load_n(&qt.per_vcpu_counts, __ATOMIC_ACQUIRE)) {
         return qc_count_tb(tb, &ti->count, &ti->counts);
     }
     if (tbcount_add(ti) < 0) {
@@ -893,7 +920,7 @@ static void emit_counts(void)
             continue;
         }
         n = qc_count_take(&ti->count, ti->counts);
-        if (qt.per_vcpu_counts) {
+        if (__atomic_load_n(&qt.per_vcpu_counts, __ATOMIC_ACQUIRE)) {
             n += tbcount_take(ti);
         }
         if (n == 0) {
@@ -1217,11 +1244,13 @@ static bool device_names_safe(void)
 }
 
 /*
- * Whether tb_count needs tbcount.h's per-vCPU counters, set up if so.
- * QEMU 7.2-8.2 (API 1) have one inline counter per block for all vCPUs
- * and add to it without atomics: exact only while one vCPU runs at a
- * time. That is known only in system mode with a single vCPU (-smp 1,
- * no hot-plug); a user-mode guest may start threads at any time.
+ * Whether tb_count needs tbcount.h's per-vCPU counters from the start,
+ * set up if it may need them. QEMU 7.2-8.2 (API 1) have one inline
+ * counter per block for all vCPUs and add to it without atomics: exact
+ * only while one vCPU runs at a time. In system mode the vCPUs are known
+ * at start: one (-smp 1, no hot-plug) keeps the inline add. A user-mode
+ * guest starts with one thread and may start more at any time: it
+ * switches when it does (counters_vcpu_start).
  */
 static bool choose_counters(void)
 {
@@ -1233,10 +1262,11 @@ static bool choose_counters(void)
     if (qt.system_mode && qemu_plugin_n_max_vcpus) {
         n = qemu_plugin_n_max_vcpus();
     }
-    if (n == 1) {
+    if (n == 1 || tbcount_setup(n > 1 ? (unsigned int)n : 8) < 0) {
         return false;
     }
-    return tbcount_setup(n > 1 ? (unsigned int)n : 8) == 0;
+    qt.counts_may_switch = !qt.system_mode;
+    return qt.system_mode;
 }
 
 /*
