@@ -21,6 +21,8 @@ struct mem_cfg {
      * another vCPU thread can leave the answer's region dangling).
      */
     bool device_names;
+    /* Several vCPUs: device accesses remembered (mmio-cache.h). */
+    bool mmio_cache;
 };
 
 /* At install, before any callback. */

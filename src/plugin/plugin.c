@@ -30,6 +30,7 @@
 #include "maps.h"
 #include "mem.h"
 #include "meta.h"
+#include "mmio-cache.h"
 #include "options.h"
 #include "pack.h"
 #include "ring-restart.h"
@@ -74,6 +75,8 @@ static struct {
     bool pack_mem;              /* accesses as mem packets (user, exec_tb) */
     bool mem_values;            /* QEMU gives accessed values (API 4+) */
     bool device_names;          /* QEMU may be asked for device names */
+    bool mmio_cache;            /* device accesses remembered per vCPU */
+    int max_vcpus;              /* system mode: QEMU's maxcpus */
     int64_t exit_nr[2];         /* exit, exit_group (-1: unknown) */
     atomic_int exit_status;     /* the guest's last exit() argument */
     atomic_bool exit_seen;      /* exit_status is set */
@@ -1239,8 +1242,7 @@ static bool device_names_safe(void)
     if (devname_qemu_safe(qt.qemu_version)) {
         return true;
     }
-    return qt.system_mode && qemu_plugin_n_max_vcpus &&
-           qemu_plugin_n_max_vcpus() == 1;
+    return qt.system_mode && qt.max_vcpus == 1;
 }
 
 /*
@@ -1254,13 +1256,10 @@ static bool device_names_safe(void)
  */
 static bool choose_counters(void)
 {
-    int n = -1;
+    int n = qt.system_mode ? qt.max_vcpus : -1;
 
     if (qc_api() >= 2) {
         return false;
-    }
-    if (qt.system_mode && qemu_plugin_n_max_vcpus) {
-        n = qemu_plugin_n_max_vcpus();
     }
     if (n == 1 || tbcount_setup(n > 1 ? (unsigned int)n : 8) < 0) {
         return false;
@@ -1338,6 +1337,9 @@ static void choose_instrumentation(void)
                                evsel_is_enabled(sel, QTRACE_EV_IMAGE_MAP));
     qt.trace_tb_count = evsel_is_enabled(sel, QTRACE_EV_TB_COUNT);
     qt.per_vcpu_counts = qt.trace_tb_count && choose_counters();
+    /* Asking QEMU about every device access can kill it (mmio-cache.h). */
+    qt.mmio_cache = qt.system_mode && qt.trace_mem && qt.max_vcpus != 1 &&
+                    mmio_cache_setup() == 0;
     /* A window counts every vCPU's instructions. */
     qt.need_icount = needs_icount(sel) || window_is_set(&qt.opts.window);
     /*
@@ -1608,6 +1610,7 @@ int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
     }
     plugin_id = id;
     qt.system_mode = info->system_emulation;
+    qt.max_vcpus = qt.system_mode ? info->system.max_vcpus : -1;
     snprintf(qt.target, sizeof(qt.target), "%s", info->target_name);
     insn_extent_setup(qt.target, qc_api());
     snprintf(qt.qemu_version, sizeof(qt.qemu_version), "%s",
@@ -1650,6 +1653,7 @@ int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
         .packets = qt.pack_mem, .system_mode = qt.system_mode,
         .values = qt.mem_values,
         .device_names = qt.device_names,
+        .mmio_cache = qt.mmio_cache,
     });
     meta_setup(&(struct meta_cfg){
         .target = qt.target, .qemu_version = qt.qemu_version,
