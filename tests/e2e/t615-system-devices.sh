@@ -20,7 +20,7 @@
 #   - Instructions: 7.2 counts those the guest runs; 10.0 re-runs an MMIO
 #     access in the middle of a block as a block of its own after the
 #     block's callback counted all of it: END's instructions exceed the
-#     guest's by the instructions after each such access.
+#     guest's by the instructions after each such access (14 here).
 # shellcheck source=tests/e2e/lib.sh
 . "$(dirname "$0")/lib.sh"
 case ${1:-} in
@@ -181,14 +181,19 @@ else
 fi
 
 # Instructions: 39 by construction (devices-x86.S), and the hlt after the
-# last out, in the block QEMU enters with it.
+# last out: 7.2 has it in the out's block; 10.0 ends that block at the
+# out and may enter the hlt's before QEMU exits (boot-x86.expect).
 insns=$("$QTRACE" info "$T" | awk '$1 == "instructions:" { print $2 }')
 if [ "$VERSION" = 7.2 ]; then
     check_eq "instructions (7.2: as run)" 40 "$insns"
 else
     # The four device accesses are at positions 5, 1, 1 and 1 of blocks
     # of 10, 5, 4 and 3 instructions: 5 + 4 + 3 + 2 counted twice.
-    check_eq "instructions (10.0: MMIO mid-block counted twice)" 54 \
-        "$insns"
+    case $insns in
+        53|54) pass "instructions (10.0: MMIO mid-block counted twice):" \
+                    "39 + 14 + the hlt or not = $insns" ;;
+        *) fail "instructions (10.0): expected 39 + 14 (+ 1), got" \
+                "'$insns'" ;;
+    esac
 fi
 finish
