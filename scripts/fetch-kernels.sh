@@ -48,13 +48,18 @@ have_kernel() {
         [ -s "$DEST/$1/release" ]
 }
 
+# newer A B: file A was modified after file B (POSIX test has no -nt).
+newer() {
+    [ -n "$(find "$1" -prune -newer "$2" 2>/dev/null)" ]
+}
+
 # initramfs ARCH: (re)build ARCH's initramfs when it is older than its
 # inputs.
 initramfs() {
     out=$DEST/$1/initramfs.gz
-    if [ -s "$out" ] && [ ! "$INIT" -nt "$out" ] &&
-       [ ! "$DEST/$1/busybox" -nt "$out" ] &&
-       [ ! "$HERE/mkinitramfs.sh" -nt "$out" ]; then
+    if [ -s "$out" ] && ! newer "$INIT" "$out" &&
+       ! newer "$DEST/$1/busybox" "$out" &&
+       ! newer "$HERE/mkinitramfs.sh" "$out"; then
         return 0
     fi
     "$HERE/mkinitramfs.sh" "$DEST/$1/busybox" "$INIT" "$out" ||
@@ -147,14 +152,17 @@ for ARCH in x86_64 aarch64; do
             tar -x -C "$DEST/$ARCH.new/x" --wildcards \
                 './boot/vmlinuz-*' './bin/busybox' 2>/dev/null
     done
-    vmlinuz=$(ls "$DEST/$ARCH.new/x/boot/"vmlinuz-* 2>/dev/null | head -1)
+    vmlinuz=
+    for f in "$DEST/$ARCH.new/x/boot/"vmlinuz-*; do
+        [ -f "$f" ] && vmlinuz=$f
+    done
     [ -n "$vmlinuz" ] && [ -x "$DEST/$ARCH.new/x/bin/busybox" ] ||
         die "$image or busybox-static ($ARCHD) did not hold" \
             "/boot/vmlinuz-* and /bin/busybox"
     mv "$vmlinuz" "$DEST/$ARCH.new/kernel"
     mv "$DEST/$ARCH.new/x/bin/busybox" "$DEST/$ARCH.new/busybox"
     basename "$vmlinuz" | sed 's/^vmlinuz-//' > "$DEST/$ARCH.new/release"
-    rm -rf "$DEST/$ARCH.new/x" "$DEST/$ARCH"
+    rm -rf "${DEST:?}/$ARCH.new/x" "${DEST:?}/$ARCH"
     mv "$DEST/$ARCH.new" "$DEST/$ARCH" ||
         die "cannot move $DEST/$ARCH.new to $DEST/$ARCH"
     rm -f "$APT/debs"/*.deb

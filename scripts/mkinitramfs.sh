@@ -24,7 +24,9 @@ cp "$1" "$tree/bin/busybox" && cp "$2" "$tree/init" || die "cp"
 chmod 755 "$tree/bin/busybox" "$tree/init"
 ln -s busybox "$tree/bin/sh"
 
-# Sorted names and root ownership: the same inputs give the same archive.
+# Sorted names, root ownership, one date: the same inputs give the same
+# archive.
+find "$tree" -exec touch -h -d @0 {} + || die "touch"
 (cd "$tree" && find . -mindepth 1 | LC_ALL=C sort |
     cpio -o -H newc -R 0:0 --reproducible --quiet) | gzip -9n > "$3.tmp" ||
     { rm -f "$3.tmp"; die "cannot write $3"; }

@@ -75,7 +75,7 @@ static struct {
     bool pack_mem;              /* accesses as mem packets (user, exec_tb) */
     bool mem_values;            /* QEMU gives accessed values (API 4+) */
     bool device_names;          /* QEMU may be asked for device names */
-    bool mmio_cache;            /* device accesses remembered per vCPU */
+    bool mmio_cache;            /* device accesses remembered (mmio-cache.h) */
     int max_vcpus;              /* system mode: QEMU's maxcpus */
     int64_t exit_nr[2];         /* exit, exit_group (-1: unknown) */
     atomic_int exit_status;     /* the guest's last exit() argument */
