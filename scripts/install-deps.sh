@@ -15,7 +15,7 @@ gcc-riscv64-linux-gnu libc6-dev-riscv64-cross
 gcc-arm-linux-gnueabihf libc6-dev-armhf-cross
 binutils-aarch64-linux-gnu
 ca-certificates
-python3 strace uftrace zstd time sqlite3
+python3 strace uftrace zstd time sqlite3 cpio
 valgrind libc6-dbg lcov
 liblttng-ust-dev lttng-tools babeltrace2 systemtap-sdt-dev bpftrace
 protobuf-compiler

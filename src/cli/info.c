@@ -316,11 +316,13 @@ static gint compare_streams(gconstpointer a, gconstpointer b);
  * Guest instructions, overall and per vCPU stream (docs/cli.md): exact
  * from the index a complete trace ends with, a lower bound without.
  */
-static void print_insns(const struct counts *c)
+static void print_insns(const struct qtrace_reader *rd,
+                        const struct counts *c)
 {
     GList *streams = g_list_sort(g_hash_table_get_values(c->streams),
                                  compare_streams);
     const char *bound = c->exact_insns ? "" : " or more (no index)";
+    const char *end_insns = qtrace_reader_end(rd, "insns");
     uint64_t total = 0;
     GList *l;
 
@@ -328,6 +330,16 @@ static void print_insns(const struct counts *c)
         const struct stream *s = l->data;
 
         total += s->vcpu != QTRACE_VCPU_NONE ? s->insns : 0;
+    }
+    /*
+     * Without vCPU streams (tb_count alone), END holds what QEMU's block
+     * counters add up to.
+     */
+    if (count_vcpu_streams(c) == 0 && end_insns && end_insns[0]) {
+        printf("instructions: %s (from the block counts; no vCPU "
+               "streams)\n", end_insns);
+        g_list_free(streams);
+        return;
     }
     printf("instructions: %" PRIu64 "%s\n", total, bound);
     for (l = streams; l; l = l->next) {
@@ -440,7 +452,7 @@ int cmd_info(int argc, char **argv)
         print_header(rd, opts.path);
         print_shape(rd, c);
         print_events(qtrace_reader_catalog(rd), c);
-        print_insns(c);
+        print_insns(rd, c);
         if (opts.per_cpu) {
             print_per_cpu(qtrace_reader_catalog(rd), c);
         }

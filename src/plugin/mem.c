@@ -9,7 +9,9 @@
 
 #include "qtrace-events.h"
 #include "../format/chunk.h"
+#include "devname.h"
 #include "mem.h"
+#include "mmio-cache.h"
 #include "pack.h"
 #include "tbtab.h"
 #include "vcpu.h"
@@ -89,28 +91,78 @@ static inline uint8_t meminfo_bits(qemu_plugin_meminfo_t info,
 
 static uint64_t mem_value(qemu_plugin_meminfo_t info);
 
-/* An access as a mem_access record: raw streams, system mode. */
+/* Where a system-mode access went, as QEMU (or mmio-cache.h) tells. */
+struct phys {
+    bool known;                 /* paddr is set */
+    bool io;                    /* a device, not RAM */
+    uint64_t paddr;
+    uint32_t dev_len;
+    char dev[MMIO_DEV_MAX];
+};
+
+static void __attribute__((noinline))
+phys_of(qemu_plugin_meminfo_t info, uint64_t vaddr,
+        const struct insn_info *in, struct phys *p)
+{
+    struct qemu_plugin_hwaddr *hw;
+    struct mmio_hit hit;
+
+    p->known = p->io = false;
+    p->paddr = 0;
+    p->dev_len = 0;
+    if (cfg.mmio_cache && mmio_cache_find(in, vaddr, &hit)) {
+        p->known = p->io = true;
+        p->paddr = hit.paddr;
+        p->dev_len = hit.dev_len;
+        memcpy(p->dev, hit.dev, hit.dev_len);
+        return;
+    }
+    hw = qemu_plugin_get_hwaddr(info, vaddr);
+    if (!hw) {
+        return;
+    }
+    p->known = true;
+    p->paddr = qemu_plugin_hwaddr_phys_addr(hw);
+    if (!qemu_plugin_hwaddr_is_io(hw)) {
+        return;
+    }
+    p->io = true;
+    /* A name only where asking cannot crash QEMU (mem.h). */
+    if (cfg.device_names) {
+        p->dev_len = (uint32_t)devname_format(
+            qemu_plugin_hwaddr_device_name(hw), p->paddr, p->dev,
+            sizeof(p->dev));
+    }
+    if (cfg.mmio_cache) {
+        mmio_cache_add(in, vaddr, p->paddr, p->dev, p->dev_len);
+    }
+}
+
+/*
+ * An access as a mem_access record: raw streams, system mode. p: where
+ * it went if known already, else NULL.
+ */
 static void __attribute__((noinline))
 mem_record(struct vcpu *vc, qemu_plugin_meminfo_t info, uint64_t vaddr,
-           const struct insn_info *in)
+           const struct insn_info *in, const struct phys *p)
 {
     struct qtrace_ev_mem_access *r;
     uint8_t bits = meminfo_bits(info, in);
     uint8_t flags = packed_mem_flags(bits);
-    const char *dev = NULL;
+    struct phys here;
     uint64_t paddr = 0;
     uint32_t dev_len = 0;
-    if (cfg.system_mode) {
-        struct qemu_plugin_hwaddr *hw = qemu_plugin_get_hwaddr(info, vaddr);
 
-        if (hw) {
-            flags |= QTRACE_MEM_HAS_PADDR;
-            paddr = qemu_plugin_hwaddr_phys_addr(hw);
-            if (qemu_plugin_hwaddr_is_io(hw)) {
-                flags |= QTRACE_MEM_IO;
-                dev = qemu_plugin_hwaddr_device_name(hw);
-                dev_len = dev ? (uint32_t)strnlen(dev, 255) : 0;
-            }
+    if (cfg.system_mode && !p) {
+        phys_of(info, vaddr, in, &here);
+        p = &here;
+    }
+    if (p && p->known) {
+        flags |= QTRACE_MEM_HAS_PADDR;
+        paddr = p->paddr;
+        if (p->io) {
+            flags |= QTRACE_MEM_IO;
+            dev_len = p->dev_len;
         }
     }
     r = emit(vc, QTRACE_EV_MEM_ACCESS,
@@ -128,7 +180,7 @@ mem_record(struct vcpu *vc, qemu_plugin_meminfo_t info, uint64_t vaddr,
     r->flags = flags;
     r->device_len = (uint16_t)dev_len;
     if (dev_len) {
-        memcpy((uint8_t *)r + QTRACE_EV_MEM_ACCESS_FIXED, dev, dev_len);
+        memcpy((uint8_t *)r + QTRACE_EV_MEM_ACCESS_FIXED, p->dev, dev_len);
     }
 }
 
@@ -138,7 +190,7 @@ void mem_access_cb(unsigned int vcpu_index, qemu_plugin_meminfo_t info,
     struct vcpu *vc = vcpu_of(vcpu_index);
 
     if (vc) {
-        mem_record(vc, info, vaddr, udata);
+        mem_record(vc, info, vaddr, udata, NULL);
     }
 }
 
@@ -159,7 +211,7 @@ mem_packed_slow(struct vcpu *vc, qemu_plugin_meminfo_t info, uint64_t vaddr,
 {
     if (!vc->buf.pack) {
         /* Its packing state could not be allocated: a raw stream. */
-        mem_record(vc, info, vaddr, in);
+        mem_record(vc, info, vaddr, in, NULL);
         return;
     }
     stage_access(vbuf_reserve(&vc->buf, STAGED_MEM_BYTES), in,
@@ -222,20 +274,21 @@ void mem_access_full_cb(unsigned int vcpu_index, qemu_plugin_meminfo_t info,
         return;
     }
     if (!vc->buf.pack) {
-        mem_record(vc, info, vaddr, in);
+        mem_record(vc, info, vaddr, in, NULL);
         return;
     }
     bits = meminfo_bits(info, in);
     if (cfg.system_mode) {
-        struct qemu_plugin_hwaddr *hw = qemu_plugin_get_hwaddr(info, vaddr);
+        struct phys p;
 
-        if (hw && qemu_plugin_hwaddr_is_io(hw)) {
-            mem_record(vc, info, vaddr, in);
+        phys_of(info, vaddr, in, &p);
+        if (p.io) {
+            mem_record(vc, info, vaddr, in, &p);
             return;
         }
-        if (hw) {
+        if (p.known) {
             bits |= PACKED_MEM_HAS_PADDR;
-            paddr = qemu_plugin_hwaddr_phys_addr(hw);
+            paddr = p.paddr;
         }
     }
     if (cfg.values) {

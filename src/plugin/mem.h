@@ -16,6 +16,13 @@ struct mem_cfg {
     bool packets;               /* packed streams get memory packets */
     bool system_mode;           /* physical addresses and devices */
     bool values;                /* QEMU gives accessed values (API 4+) */
+    /*
+     * QEMU may be asked for device names: 8.2+, or one vCPU (before 8.2
+     * another vCPU thread can leave the answer's region dangling).
+     */
+    bool device_names;
+    /* Several vCPUs: device accesses remembered (mmio-cache.h). */
+    bool mmio_cache;
 };
 
 /* At install, before any callback. */

@@ -22,6 +22,7 @@
 #include "ctl/ctl.h"
 #include "ctl/ctl-events.h"
 #include "ctl/ctl-switch.h"
+#include "devname.h"
 #include "entries.h"
 #include "fatal.h"
 #include "insn-extent.h"
@@ -29,10 +30,12 @@
 #include "maps.h"
 #include "mem.h"
 #include "meta.h"
+#include "mmio-cache.h"
 #include "options.h"
 #include "pack.h"
 #include "ring-restart.h"
 #include "sink.h"
+#include "tbcount.h"
 #include "tbtab.h"
 #include "vbuf.h"
 #include "vcpu.h"
@@ -63,11 +66,18 @@ static struct {
     bool trace_user_event;      /* instrumentation libraries' records */
     bool keep_disas;            /* the log sink prints QEMU's disassembly */
     bool trace_tb_count;        /* inline execution counters */
+    bool per_vcpu_counts;       /* tb_count by tbcount.h's callback
+                                   (atomic: set later in user mode) */
+    bool counts_may_switch;     /* ... when a second vCPU starts */
+    atomic_uint vcpus_started;
     bool need_icount;           /* some record carries a time */
     bool packed;                /* vCPU chunks use the packed encoding */
     bool pack_mem;              /* accesses as mem packets (user, exec_tb) */
     bool pack_accesses;         /* the writer predicts them (user mode) */
     bool mem_values;            /* QEMU gives accessed values (API 4+) */
+    bool device_names;          /* QEMU may be asked for device names */
+    bool mmio_cache;            /* device accesses remembered (mmio-cache.h) */
+    int max_vcpus;              /* system mode: QEMU's maxcpus */
     int64_t exit_nr[2];         /* exit, exit_group (-1: unknown) */
     atomic_int exit_status;     /* the guest's last exit() argument */
     atomic_bool exit_seen;      /* exit_status is set */
@@ -519,12 +529,36 @@ static void vcpu_resume(qemu_plugin_id_t id, unsigned int vcpu_index)
     }
 }
 
+/*
+ * User mode on QEMU 7.2-8.2 counts blocks with QEMU's shared inline
+ * counters while the guest has one thread, where they are exact and
+ * cheapest; the second vCPU to start switches tb_count to per-vCPU
+ * counters (choose_counters). The translations made so far are dropped
+ * (their counts go out from plugin_flush) before two vCPUs can run them
+ * at once: QEMU runs the flush asked from here with every vCPU stopped,
+ * and this thread, which the new one is cloned from, stops for it
+ * before it runs guest code again.
+ */
+static void flush_translations(void);
+
+static void counters_vcpu_start(void)
+{
+    if (!qt.counts_may_switch ||
+        atomic_fetch_add(&qt.vcpus_started, 1) == 0 ||
+        __atomic_load_n(&qt.per_vcpu_counts, __ATOMIC_ACQUIRE)) {
+        return;
+    }
+    __atomic_store_n(&qt.per_vcpu_counts, true, __ATOMIC_RELEASE);
+    flush_translations();
+}
+
 static void vcpu_init(qemu_plugin_id_t id, unsigned int vcpu_index)
 {
     struct vcpu *vc = vcpu_of(vcpu_index);
     struct qtrace_ev_vcpu_init *r;
 
     (void)id;
+    counters_vcpu_start();
     if (!vc) {
         if (!atomic_exchange(&qt.warned_vcpus, true)) {
             fprintf(stderr, "qtrace: vCPU %u: more than %d vCPUs; the "
@@ -808,6 +842,24 @@ static void register_block_cbs(struct qemu_plugin_tb *tb, struct tb_info *ti,
     }
 }
 
+/*
+ * tb_count's counter of a block: QEMU's inline add where it is exact
+ * (per-vCPU scoreboards, or one vCPU), else a callback adding to the
+ * vCPU's own counter (tbcount.h).
+ */
+static int count_block(struct qemu_plugin_tb *tb, struct tb_info *ti)
+{
+    if (!__atomic_load_n(&qt.per_vcpu_counts, __ATOMIC_ACQUIRE)) {
+        return qc_count_tb(tb, &ti->count, &ti->counts);
+    }
+    if (tbcount_add(ti) < 0) {
+        return -1;
+    }
+    qemu_plugin_register_vcpu_tb_exec_cb(tb, tbcount_exec,
+                                         QEMU_PLUGIN_CB_NO_REGS, ti);
+    return 0;
+}
+
 static void vcpu_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
     size_t n = insn_extent_count(tb, qemu_plugin_tb_n_insns(tb));
@@ -852,8 +904,7 @@ static void vcpu_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
     if (qt.trace_tb_trans) {
         emit_tb_trans(tb, ti);
     }
-    if (qt.trace_tb_count &&
-        qc_count_tb(tb, &ti->count, &ti->counts) < 0) {
+    if (qt.trace_tb_count && count_block(tb, ti) < 0) {
         writer_count_lost(1);
     }
     register_block_cbs(tb, ti, mode, trigger);
@@ -891,6 +942,9 @@ static void emit_counts(void)
             continue;
         }
         n = qc_count_take(&ti->count, ti->counts);
+        if (__atomic_load_n(&qt.per_vcpu_counts, __ATOMIC_ACQUIRE)) {
+            n += tbcount_take(ti);
+        }
         if (n == 0) {
             continue;
         }
@@ -1193,6 +1247,47 @@ static bool needs_icount(const struct evsel *sel)
 }
 
 /*
+ * Whether a memory callback may ask QEMU for a device's name: QEMU 8.2
+ * and later, or one vCPU. Before 8.2, QEMU answers from a memory region
+ * section it finds through the vCPU's TLB and a dispatch table that
+ * another vCPU thread replaces when the guest changes the memory map
+ * (PCI BARs), before this vCPU's TLB is flushed: the section can be
+ * outside the new table, and QEMU dies of SIGSEGV reading its region's
+ * name (docs/kernel.md). With one vCPU nothing replaces it under a
+ * running one.
+ */
+static bool device_names_safe(void)
+{
+    if (devname_qemu_safe(qt.qemu_version)) {
+        return true;
+    }
+    return qt.system_mode && qt.max_vcpus == 1;
+}
+
+/*
+ * Whether tb_count needs tbcount.h's per-vCPU counters from the start,
+ * set up if it may need them. QEMU 7.2-8.2 (API 1) have one inline
+ * counter per block for all vCPUs and add to it without atomics: exact
+ * only while one vCPU runs at a time. In system mode the vCPUs are known
+ * at start: one (-smp 1, no hot-plug) keeps the inline add. A user-mode
+ * guest starts with one thread and may start more at any time: it
+ * switches when it does (counters_vcpu_start).
+ */
+static bool choose_counters(void)
+{
+    int n = qt.system_mode ? qt.max_vcpus : -1;
+
+    if (qc_api() >= 2) {
+        return false;
+    }
+    if (n == 1 || tbcount_setup(n > 1 ? (unsigned int)n : 8) < 0) {
+        return false;
+    }
+    qt.counts_may_switch = !qt.system_mode;
+    return qt.system_mode;
+}
+
+/*
  * Whether user_event is recorded: the libraries learn it when they load,
  * before the rest is chosen (choose_instrumentation needs to know what
  * they registered).
@@ -1260,6 +1355,10 @@ static void choose_instrumentation(void)
                     maps_setup(qt.target,
                                evsel_is_enabled(sel, QTRACE_EV_IMAGE_MAP));
     qt.trace_tb_count = evsel_is_enabled(sel, QTRACE_EV_TB_COUNT);
+    qt.per_vcpu_counts = qt.trace_tb_count && choose_counters();
+    /* Asking QEMU about every device access can kill it (mmio-cache.h). */
+    qt.mmio_cache = qt.system_mode && qt.trace_mem && qt.max_vcpus != 1 &&
+                    mmio_cache_setup() == 0;
     /* A window counts every vCPU's instructions. */
     qt.need_icount = needs_icount(sel) || window_is_set(&qt.opts.window);
     /*
@@ -1542,10 +1641,12 @@ int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
     }
     plugin_id = id;
     qt.system_mode = info->system_emulation;
+    qt.max_vcpus = qt.system_mode ? info->system.max_vcpus : -1;
     snprintf(qt.target, sizeof(qt.target), "%s", info->target_name);
     insn_extent_setup(qt.target, qc_api());
     snprintf(qt.qemu_version, sizeof(qt.qemu_version), "%s",
              qc_qemu_version(info->target_name));
+    qt.device_names = device_names_safe();
     atomic_init(&qt.next_stream, 1);
     writer_set_end_counts(fmt_end_counts);
     if (qtrace_catalog_parse(&qt.cat, qtrace_catalog_text, &err) < 0) {
@@ -1562,7 +1663,7 @@ int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
     /* Before any thread starts: a refused library leaves nothing behind. */
     if (instr_load_all(qt.opts.instr, qt.opts.n_instr, &(struct instr_env){
             .target = qt.target, .system_mode = qt.system_mode,
-            .qemu_api = qc_api(),
+            .qemu_api = qc_api(), .device_names = qt.device_names,
             .emit_user = qt.trace_user_event ? emit_user_event : NULL,
             .emit_user_trans = qt.trace_user_event ? emit_user_event_trans :
                                                      NULL,
@@ -1582,6 +1683,8 @@ int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
     mem_setup(&(struct mem_cfg){
         .packets = qt.pack_mem, .system_mode = qt.system_mode,
         .values = qt.mem_values,
+        .device_names = qt.device_names,
+        .mmio_cache = qt.mmio_cache,
     });
     meta_setup(&(struct meta_cfg){
         .target = qt.target, .qemu_version = qt.qemu_version,

@@ -31,6 +31,7 @@ struct mem_hook {
 static struct {
     bool system_mode;
     bool mem_values;            /* QEMU gives the accessed value */
+    bool device_names;          /* QEMU may be asked (instr.h) */
     bool mem_rw_unreliable;     /* QEMU 7.2: R and W filter the wrong way */
     bool any_tb_trans;
     bool any_vcpu;
@@ -214,7 +215,8 @@ static void mem_trampoline(unsigned int vcpu, qemu_plugin_meminfo_t info,
              * accesses only, which take QEMU's own I/O path anyway.
              */
             access.is_io = true;
-            access.device = qemu_plugin_hwaddr_device_name(hw);
+            access.device = host.device_names ?
+                            qemu_plugin_hwaddr_device_name(hw) : NULL;
         } else if (hw) {
             access.has_paddr = true;
             access.paddr = qemu_plugin_hwaddr_phys_addr(hw);
@@ -434,6 +436,7 @@ void instr_host_fill(struct instr_lib *lib, const struct instr_env *env)
     host.calls = env->calls;
     host.emit_user = env->emit_user;
     host.mem_values = env->qemu_api >= 4 && qemu_plugin_mem_get_value;
+    host.device_names = env->device_names;
     host.mem_rw_unreliable = env->qemu_api < 2;
     lib->host = (struct qtrace_instr_host){
         .api_version = QTRACE_INSTR_API_VERSION,

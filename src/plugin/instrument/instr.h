@@ -22,6 +22,7 @@ struct instr_env {
     const char *target;
     bool system_mode;
     int qemu_api;
+    bool device_names;  /* a memory callback may ask for device names */
     /*
      * Appends a user_event record to vcpu's stream (values has 4), or
      * NULL when user_event is not recorded. Called on vcpu's thread.
