@@ -14,6 +14,7 @@
 #define QTRACE_FORMAT_ACCESS_PRED_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -62,16 +63,37 @@ static inline uint8_t packed_acc_info(const struct packed_acc *a)
  * The slot of access k of block tb: the block's accesses in consecutive
  * slots from its own, two to a cache line.
  */
+static inline uint32_t packed_acc_base(uint32_t tb)
+{
+    return tb * 0x9e3779b1u >> 20;
+}
+
 static inline struct packed_acc *packed_acc_at(struct packed_acc *tab,
                                                uint32_t tb, uint32_t k)
 {
-    return &tab[((tb * 0x9e3779b1u >> 20) + k) & (PACKED_ACC_SLOTS - 1)];
+    return &tab[(packed_acc_base(tb) + k) & (PACKED_ACC_SLOTS - 1)];
 }
 
 static inline bool packed_acc_is(const struct packed_acc *a, uint32_t tb,
                                  uint32_t k)
 {
     return a->tb == tb && a->k == (uint16_t)k;
+}
+
+/* packed_acc_is in one compare: tb and k are the entry's first 6 bytes. */
+static inline bool packed_acc_key_is(const struct packed_acc *a, uint32_t tb,
+                                     uint32_t k)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t key;
+
+    _Static_assert(offsetof(struct packed_acc, k) == 4, "tb, then k");
+    memcpy(&key, a, sizeof(key));
+    return ((key ^ ((uint64_t)(k & 0xffffu) << 32 | tb)) &
+            0xffffffffffffull) == 0;
+#else
+    return packed_acc_is(a, tb, k);
+#endif
 }
 
 /* The accesses block tb is predicted to make: its first slot's n. */
@@ -90,14 +112,12 @@ static inline uint64_t packed_acc_next(const struct packed_acc *a)
 
 /*
  * Access k of block tb, of descriptor desc, was made (after it was
- * written or read): its slot learns it, keeping the stride of a known
+ * written or read): its slot a learns it, keeping the stride of a known
  * access, starting a new one with stride 0.
  */
-static inline void packed_acc_note(struct packed_acc *tab, uint32_t tb,
-                                   uint32_t k, uint64_t desc, uint64_t vaddr)
+static inline void packed_acc_learn(struct packed_acc *a, uint32_t tb,
+                                    uint32_t k, uint64_t desc, uint64_t vaddr)
 {
-    struct packed_acc *a = packed_acc_at(tab, tb, k);
-
     if (packed_acc_is(a, tb, k) && a->desc == desc) {
         a->stride = vaddr - a->last;
         a->last = vaddr;
@@ -109,6 +129,13 @@ static inline void packed_acc_note(struct packed_acc *tab, uint32_t tb,
     a->desc = desc;
     a->last = vaddr;
     a->stride = 0;
+}
+
+/* packed_acc_learn, the slot found from the table. */
+static inline void packed_acc_note(struct packed_acc *tab, uint32_t tb,
+                                   uint32_t k, uint64_t desc, uint64_t vaddr)
+{
+    packed_acc_learn(packed_acc_at(tab, tb, k), tb, k, desc, vaddr);
 }
 
 /* Block tb made m accesses this time: its prediction for the next. */

@@ -384,30 +384,43 @@ static uint8_t *put_item(struct predictor *pr, const struct chunk *in,
 
 /* ---- predicted accesses (QTRACE_CHUNK_ACCESSES, access-pred.h) ---- */
 
-/* A staged access (pack.h, STAGED_MEM), decoded. */
+/*
+ * A staged access (pack.h, STAGED_MEM). Its descriptor is its staged
+ * head as it is, STAGED_MEM bits and all: the writer's table keeps
+ * those, which compare equal exactly when the reader's descriptors do
+ * (packed_acc_desc's fields in the same bits, the marker the same in
+ * all), and which an item that is not an access never equals.
+ */
 struct staged_access {
-    uint64_t desc;                  /* packed_acc_desc() */
+    uint64_t desc;                  /* the staged head */
     uint64_t vaddr;
 };
 
 static inline void read_access(const uint8_t *p, struct staged_access *a)
 {
-    a->desc = staged_mem_desc(load64(p));
+    a->desc = load64(p);
     a->vaddr = load64(p + 8);
 }
 
-/* The predicted accesses not written yet, before any other packet. */
-static uint8_t *put_hits(struct predictor *pr, uint8_t *q, uint64_t *n)
+static uint8_t * __attribute__((noinline))
+flush_hits(struct predictor *pr, uint8_t *q, uint64_t *n)
 {
-    if (pr->hits <= PK_HITS_SHORT_MAX && pr->hits) {
+    if (pr->hits <= PK_HITS_SHORT_MAX) {
         *q++ = (uint8_t)(PK_HITS_SHORT + pr->hits - 1);
-    } else if (pr->hits) {
+    } else {
         *q++ = PK_HITS;
         q = packed_put_varint(q, pr->hits);
     }
     *n += pr->hits;
     pr->hits = 0;
     return q;
+}
+
+/* The predicted accesses not written yet, before any other packet. */
+static inline uint8_t *put_hits(struct predictor *pr, uint8_t *q,
+                                uint64_t *n)
+{
+    return pr->hits ? flush_hits(pr, q, n) : q;
 }
 
 /*
@@ -448,32 +461,19 @@ static uint8_t *first_access(struct predictor *pr, uint8_t *q, uint64_t *n)
 }
 
 /*
- * One access of the current block: nothing (a hit, counted), a stride
- * miss (its delta from the prediction) or a PK_MEM packet (a static
- * access not known, or known as another). The predictor then learns it.
+ * Access k of block id, the entry of (id, k) at e: nothing (a hit,
+ * counted), a stride miss (its delta from the prediction) or a PK_MEM
+ * packet (a static access not known, or known as another). The entry
+ * then learns it.
  */
-static uint8_t *put_access(struct predictor *pr,
-                           const struct staged_access *sa, uint8_t *q,
-                           uint64_t *n)
+static inline uint8_t *put_block_access(struct predictor *pr,
+                                        struct packed_acc *e, uint32_t id,
+                                        uint32_t k, uint64_t head,
+                                        uint64_t vaddr, uint8_t *q,
+                                        uint64_t *n)
 {
-    const struct packed_acc *a;
-
-    pr->chunk_access = true;
-    if (!pr->any_access) {
-        q = first_access(pr, q, n);
-    }
-    if (!pr->cur_tb) {
-        /* After a restart: relative to pc 0, as the reader takes it. */
-        q = put_hits(pr, q, n);
-        q = put_mem(pr, q, sa->desc, pr->ctx_pc, sa->vaddr);
-        (*n)++;
-        pr->last_vaddr = sa->vaddr;
-        return q;
-    }
-    a = packed_acc_at(pr->acc, pr->cur_tb, pr->cur_k);
-    if (packed_acc_is(a, pr->cur_tb, pr->cur_k) && a->desc == sa->desc) {
-        uint64_t z = packed_zigzag((int64_t)(sa->vaddr -
-                                             packed_acc_next(a)));
+    if (packed_acc_key_is(e, id, k) && e->desc == head) {
+        uint64_t z = packed_zigzag((int64_t)(vaddr - packed_acc_next(e)));
 
         if (z == 0) {
             pr->hits++;
@@ -486,54 +486,40 @@ static uint8_t *put_access(struct predictor *pr,
                 q = packed_put_varint(q, z);
             }
             (*n)++;
+            e->stride = vaddr - e->last;
         }
+        e->last = vaddr;
     } else {
         q = put_hits(pr, q, n);
-        q = put_mem(pr, q, sa->desc, 0, sa->vaddr);
+        q = put_mem(pr, q, head, 0, vaddr);
         (*n)++;
+        packed_acc_learn(e, id, k, head, vaddr);
     }
-    packed_acc_note(pr->acc, pr->cur_tb, pr->cur_k, sa->desc, sa->vaddr);
-    pr->cur_k++;
-    pr->last_vaddr = sa->vaddr;
+    pr->last_vaddr = vaddr;
     return q;
 }
 
-/* Accesses a block may make for put_block_acc to predict them all. */
-#define PREDICT_MAX 64u
-
-/*
- * Whether the m staged accesses at p are all what block id's static
- * accesses predict (its count already checked); if so they are learnt
- * (a hit moves the last address by the stride, no more).
- */
-static bool take_predicted(struct predictor *pr, uint32_t id,
-                           const uint8_t *p, uint32_t m)
+/* One access of the current block, or after a restart, before one. */
+static uint8_t *put_access(struct predictor *pr,
+                           const struct staged_access *sa, uint8_t *q,
+                           uint64_t *n)
 {
-    struct packed_acc *hit[PREDICT_MAX];
-    uint64_t vaddr[PREDICT_MAX];
-    uint32_t k;
-
-    if (m > PREDICT_MAX) {
-        return false;
+    pr->chunk_access = true;
+    if (!pr->any_access) {
+        q = first_access(pr, q, n);
     }
-    for (k = 0; k < m; k++, p += STAGED_MEM_BYTES) {
-        struct packed_acc *a = packed_acc_at(pr->acc, id, k);
-
-        vaddr[k] = load64(p + 8);
-        if (!packed_acc_is(a, id, k) ||
-            a->desc != staged_mem_desc(load64(p)) ||
-            vaddr[k] != packed_acc_next(a)) {
-            return false;
-        }
-        hit[k] = a;
+    if (!pr->cur_tb) {
+        /* After a restart: relative to pc 0, as the reader takes it. */
+        q = put_hits(pr, q, n);
+        q = put_mem(pr, q, sa->desc, pr->ctx_pc, sa->vaddr);
+        (*n)++;
+        pr->last_vaddr = sa->vaddr;
+        return q;
     }
-    for (k = 0; k < m; k++) {
-        hit[k]->last = vaddr[k];
-    }
-    if (m) {
-        pr->last_vaddr = vaddr[m - 1];
-    }
-    return true;
+    q = put_block_access(pr, packed_acc_at(pr->acc, pr->cur_tb, pr->cur_k),
+                         pr->cur_tb, pr->cur_k, sa->desc, sa->vaddr, q, n);
+    pr->cur_k++;
+    return q;
 }
 
 /* A block packet after the pending run: the block missed, named. */
@@ -550,44 +536,21 @@ static uint8_t *put_named(struct predictor *pr, uint8_t *q, uint32_t id)
 }
 
 /*
- * The block at *pp and, when they are known whole (the next item is a
- * block) and all predicted, its accesses: then the block costs nothing,
- * one more in the run. Otherwise it is written (PK_BLOCK_EXPLICIT when
- * only its accesses missed) and its accesses follow as put_access
- * writes them. *pp moves past what was taken.
+ * A block put_predicted_blocks did not take, written (PK_BLOCK_EXPLICIT
+ * when only its accesses missed), then the accesses staged right after
+ * it as put_access writes them. *pp moves past what was taken. Before
+ * the stream's first access, that access is left to put_access.
  */
 static uint8_t *put_block_acc(struct predictor *pr, const uint8_t **pp,
                               const uint8_t *end, uint8_t *q, uint64_t *n)
 {
-    const uint8_t *p = *pp + STAGED_WORD, *a = p;
-    uint32_t id = load32(*pp), m = 0, *slot;
+    const uint8_t *p = *pp + STAGED_WORD;
+    uint32_t id = load32(*pp), base = packed_acc_base(id), k = 0, *slot;
 
-    q = put_hits(pr, q, n);
     if (pr->cur_tb) {
         packed_acc_end_block(pr->acc, pr->cur_tb, pr->cur_k);
     }
-    while (end - a >= (ptrdiff_t)STAGED_MEM_BYTES && staged_is_mem(load32(a))) {
-        a += STAGED_MEM_BYTES;
-        m++;
-    }
-    /* The next block's slots, while this one is worked on. */
-    if (end - a >= (ptrdiff_t)STAGED_WORD && load32(a) < STAGED_MEM) {
-        __builtin_prefetch(&pr->slot[packed_slot(id, pr->prev)]);
-        __builtin_prefetch(packed_acc_at(pr->acc, load32(a), 0));
-    }
     slot = &pr->slot[packed_slot(pr->prev, pr->prev2)];
-    if (*slot == id && end - a >= (ptrdiff_t)STAGED_WORD &&
-        load32(a) < STAGED_MEM && m == packed_acc_count(pr->acc, id) &&
-        take_predicted(pr, id, p, m)) {
-        pr->run++;
-        *n += m;
-        pr->prev2 = pr->prev;
-        pr->prev = id;
-        pr->cur_tb = id;
-        pr->cur_k = m;
-        *pp = a;
-        return q;
-    }
     if (*slot == id) {
         *q++ = PK_BLOCK_EXPLICIT;
         q = packed_put_varint(q, pr->run);
@@ -599,10 +562,110 @@ static uint8_t *put_block_acc(struct predictor *pr, const uint8_t **pp,
     pr->run = 0;
     pr->prev2 = pr->prev;
     pr->prev = id;
+    while (pr->any_access && end - p >= (ptrdiff_t)STAGED_MEM_BYTES &&
+           staged_is_mem(load32(p))) {
+        struct packed_acc *e = &pr->acc[(base + k) & (PACKED_ACC_SLOTS - 1)];
+
+        q = put_block_access(pr, e, id, k, load64(p), load64(p + 8), q, n);
+        k++;
+        p += STAGED_MEM_BYTES;
+    }
+    if (k) {
+        pr->chunk_access = true;
+    }
     pr->cur_tb = id;
-    pr->cur_k = 0;
+    pr->cur_k = k;
     *pp = p;
     return q;
+}
+
+/*
+ * Whether the m staged accesses at a are those block id's table entries
+ * from base on predict: same descriptor, address last + stride.
+ */
+static inline bool all_predicted(const struct packed_acc *tab, uint32_t id,
+                                 uint32_t base, const uint8_t *a, uint32_t m)
+{
+    uint32_t k;
+
+    for (k = 0; k < m; k++, a += STAGED_MEM_BYTES) {
+        const struct packed_acc *e = &tab[(base + k) & (PACKED_ACC_SLOTS - 1)];
+
+        /* An item that is no access has no entry's desc (read_access). */
+        if (!packed_acc_key_is(e, id, k) || e->desc != load64(a) ||
+            load64(a + 8) != packed_acc_next(e)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/*
+ * The fully predicted blocks from *pp on (put_block_acc's first case)
+ * in a tight loop, the predictors' state in registers: the writer's hot
+ * loop when the stream has accesses. Stops at the first block that is
+ * not, or any other item, leaving it to put_block_acc and the rest.
+ * Returns the accesses the blocks taken made.
+ */
+static uint64_t __attribute__((noinline))
+put_predicted_blocks(struct predictor *pr,
+                                     const uint8_t **pp, const uint8_t *end,
+                                     uint64_t *n)
+{
+    struct packed_acc *tab = pr->acc;
+    const uint8_t *p = *pp;
+    uint32_t prev = pr->prev, prev2 = pr->prev2, run = pr->run;
+    uint32_t cur_tb = pr->cur_tb, cur_k = pr->cur_k;
+    uint64_t made = 0, last_vaddr = pr->last_vaddr;
+
+    /*
+     * The block before ends: its count first (the next block may be
+     * it). Should that block stop the loop, put_block_acc does the same
+     * again. A block the loop takes made as many as its entry says.
+     */
+    if (cur_tb) {
+        packed_acc_end_block(tab, cur_tb, cur_k);
+    }
+    while (end - p >= (ptrdiff_t)STAGED_WORD) {
+        uint32_t id = load32(p), base = packed_acc_base(id), m, k;
+        const uint8_t *a = p + STAGED_WORD, *next;
+        struct packed_acc *e0 = &tab[base];
+
+        if (id >= STAGED_MEM || pr->slot[packed_slot(prev, prev2)] != id) {
+            break;
+        }
+        m = packed_acc_is(e0, id, 0) ? e0->n : 0;
+        next = a + (size_t)m * STAGED_MEM_BYTES;
+        if (end - a < (ptrdiff_t)(m * STAGED_MEM_BYTES + STAGED_WORD) ||
+            load32(next) >= STAGED_MEM ||
+            !all_predicted(tab, id, base, a, m)) {
+            break;
+        }
+        __builtin_prefetch(&pr->slot[packed_slot(id, prev)]);
+        __builtin_prefetch(&tab[packed_acc_base(load32(next))]);
+        for (k = 0; k < m; k++, a += STAGED_MEM_BYTES) {
+            tab[(base + k) & (PACKED_ACC_SLOTS - 1)].last = load64(a + 8);
+        }
+        if (m) {
+            last_vaddr = load64(next - 8);
+        }
+        made += m;
+        run++;
+        prev2 = prev;
+        prev = id;
+        cur_tb = id;
+        cur_k = m;
+        p = next;
+    }
+    *n += made;
+    pr->prev = prev;
+    pr->prev2 = prev2;
+    pr->run = run;
+    pr->cur_tb = cur_tb;
+    pr->cur_k = cur_k;
+    pr->last_vaddr = last_vaddr;
+    *pp = p;
+    return made;
 }
 
 /*
@@ -641,6 +704,15 @@ static uint8_t *transcode_accesses(struct predictor *pr,
             }
         }
         if (end - p >= (ptrdiff_t)STAGED_WORD && w < STAGED_MEM) {
+            const uint8_t *from = p;
+            uint64_t made;
+
+            q = put_hits(pr, q, n);
+            made = put_predicted_blocks(pr, &p, end, n);
+            if (p != from) {
+                *seen |= made ? 3 : 1;
+                continue;
+            }
             q = put_block_acc(pr, &p, end, q, n);
             /* A predicted block made its accesses already: cur_k. */
             *seen |= pr->cur_k ? 3 : 1;
