@@ -581,21 +581,30 @@ static uint8_t *put_block_acc(struct predictor *pr, const uint8_t **pp,
 
 /*
  * Whether the m staged accesses at a are those block id's table entries
- * from base on predict: same descriptor, address last + stride.
+ * from base on predict (same descriptor, address last + stride); if so
+ * each entry's last moves to its address (a hit keeps the stride), if
+ * not none has moved: those checked are moved back.
  */
-static inline bool all_predicted(const struct packed_acc *tab, uint32_t id,
-                                 uint32_t base, const uint8_t *a, uint32_t m)
+static inline bool take_predicted(struct packed_acc *tab, uint32_t id,
+                                  uint32_t base, const uint8_t *a,
+                                  uint32_t m)
 {
     uint32_t k;
 
     for (k = 0; k < m; k++, a += STAGED_MEM_BYTES) {
-        const struct packed_acc *e = &tab[(base + k) & (PACKED_ACC_SLOTS - 1)];
+        struct packed_acc *e = &tab[(base + k) & (PACKED_ACC_SLOTS - 1)];
+        uint64_t vaddr = load64(a + 8);
 
         /* An item that is no access has no entry's desc (read_access). */
         if (!packed_acc_key_is(e, id, k) || e->desc != load64(a) ||
-            load64(a + 8) != packed_acc_next(e)) {
+            vaddr != packed_acc_next(e)) {
+            while (k--) {
+                e = &tab[(base + k) & (PACKED_ACC_SLOTS - 1)];
+                e->last -= e->stride;
+            }
             return false;
         }
+        e->last = vaddr;
     }
     return true;
 }
@@ -627,7 +636,7 @@ put_predicted_blocks(struct predictor *pr,
         packed_acc_end_block(tab, cur_tb, cur_k);
     }
     while (end - p >= (ptrdiff_t)STAGED_WORD) {
-        uint32_t id = load32(p), base = packed_acc_base(id), m, k;
+        uint32_t id = load32(p), base = packed_acc_base(id), m;
         const uint8_t *a = p + STAGED_WORD, *next;
         struct packed_acc *e0 = &tab[base];
 
@@ -638,14 +647,11 @@ put_predicted_blocks(struct predictor *pr,
         next = a + (size_t)m * STAGED_MEM_BYTES;
         if (end - a < (ptrdiff_t)(m * STAGED_MEM_BYTES + STAGED_WORD) ||
             load32(next) >= STAGED_MEM ||
-            !all_predicted(tab, id, base, a, m)) {
+            !take_predicted(tab, id, base, a, m)) {
             break;
         }
         __builtin_prefetch(&pr->slot[packed_slot(id, prev)]);
         __builtin_prefetch(&tab[packed_acc_base(load32(next))]);
-        for (k = 0; k < m; k++, a += STAGED_MEM_BYTES) {
-            tab[(base + k) & (PACKED_ACC_SLOTS - 1)].last = load64(a + 8);
-        }
         if (m) {
             last_vaddr = load64(next - 8);
         }
