@@ -622,54 +622,59 @@ put_predicted_blocks(struct predictor *pr,
                                      uint64_t *n)
 {
     struct packed_acc *tab = pr->acc;
-    const uint8_t *p = *pp;
-    uint32_t prev = pr->prev, prev2 = pr->prev2, run = pr->run;
-    uint32_t cur_tb = pr->cur_tb, cur_k = pr->cur_k;
-    uint64_t made = 0, last_vaddr = pr->last_vaddr;
+    const uint8_t *p = *pp, *start = p, *acc_end = NULL;
+    uint32_t prev = pr->prev, prev2 = pr->prev2, m = 0;
+    uint64_t made = 0;
 
     /*
      * The block before ends: its count first (the next block may be
      * it). Should that block stop the loop, put_block_acc does the same
      * again. A block the loop takes made as many as its entry says.
      */
-    if (cur_tb) {
-        packed_acc_end_block(tab, cur_tb, cur_k);
+    if (pr->cur_tb) {
+        packed_acc_end_block(tab, pr->cur_tb, pr->cur_k);
     }
     while (end - p >= (ptrdiff_t)STAGED_WORD) {
-        uint32_t id = load32(p), base = packed_acc_base(id), m;
+        uint32_t id = load32(p), base = packed_acc_base(id), k;
+        const struct packed_acc *e0 = &tab[base];
         const uint8_t *a = p + STAGED_WORD, *next;
-        struct packed_acc *e0 = &tab[base];
 
         if (id >= STAGED_MEM || pr->slot[packed_slot(prev, prev2)] != id) {
             break;
         }
-        m = packed_acc_is(e0, id, 0) ? e0->n : 0;
-        next = a + (size_t)m * STAGED_MEM_BYTES;
-        if (end - a < (ptrdiff_t)(m * STAGED_MEM_BYTES + STAGED_WORD) ||
-            load32(next) >= STAGED_MEM ||
-            !take_predicted(tab, id, base, a, m)) {
+        k = packed_acc_is(e0, id, 0) ? e0->n : 0;
+        if ((size_t)(end - a) < (size_t)k * STAGED_MEM_BYTES + STAGED_WORD) {
+            break;
+        }
+        next = a + (size_t)k * STAGED_MEM_BYTES;
+        if (load32(next) >= STAGED_MEM || !take_predicted(tab, id, base, a, k)) {
             break;
         }
         __builtin_prefetch(&pr->slot[packed_slot(id, prev)]);
         __builtin_prefetch(&tab[packed_acc_base(load32(next))]);
-        if (m) {
-            last_vaddr = load64(next - 8);
+        if (k) {
+            acc_end = next;
         }
-        made += m;
-        run++;
+        m = k;
+        made += k;
         prev2 = prev;
         prev = id;
-        cur_tb = id;
-        cur_k = m;
         p = next;
     }
-    *n += made;
+    if (p == start) {
+        return 0;
+    }
+    /* The bytes taken are the blocks' words and their accesses. */
+    pr->run += (uint32_t)(((size_t)(p - start) - made * STAGED_MEM_BYTES) /
+                          STAGED_WORD);
     pr->prev = prev;
     pr->prev2 = prev2;
-    pr->run = run;
-    pr->cur_tb = cur_tb;
-    pr->cur_k = cur_k;
-    pr->last_vaddr = last_vaddr;
+    pr->cur_tb = prev;
+    pr->cur_k = m;
+    if (acc_end) {
+        pr->last_vaddr = load64(acc_end - 8);
+    }
+    *n += made;
     *pp = p;
     return made;
 }
