@@ -433,6 +433,52 @@ static bool take_noted_branch(struct calls_vcpu *cv, uint64_t pc)
  * inside the function (a recursive function skipping its own call), never
  * a longjmp. An indirect jump to a function's entry is a tail call.
  */
+/*
+ * The common case of calls_block, for call-heavy code: the block before
+ * ended in a call or a return, noted at its start, nothing else
+ * happened, and this block is the branch's target (a call's, or the
+ * return address of the top frame); its own marks are none to leave.
+ * Does what the general way does then, and returns true.
+ */
+static inline bool quick_branch(struct calls_vcpu *cv,
+                                const struct tb_info *tb, uint64_t start,
+                                uint64_t end)
+{
+    struct calls_hot *hot = cv->hot;
+    const struct tb_info *b = hot->branch_tb;
+    uint64_t pc = tb->pc, next;
+
+    if (hot->attn != CALLS_ATTN_BRANCH || !b || start == end ||
+        (tb->flags & (TB_F_ENDS_INDIRECT | TB_F_ENDS_SYSCALL)) ||
+        !(b->flags & (TB_F_ENDS_CALL | TB_F_ENDS_RET))) {
+        return false;
+    }
+    next = b->pc + b->size;
+    /* Inside b (a restart), or b's fall-through: the general way. */
+    if (pc - b->pc - 1 < (uint64_t)b->size - 1 || pc == next) {
+        return false;
+    }
+    if (b->flags & TB_F_ENDS_RET) {
+        if (cv->depth == 0 || cv->depth > CALLS_MAX_DEPTH ||
+            cv->frames[cv->depth - 1].ret != pc) {
+            return false;
+        }
+        cv->pend_class = CALLS_RET;
+    } else {
+        cv->pend_class = CALLS_CALL;
+    }
+    hot->attn = 0;
+    hot->branch_tb = NULL;
+    cv->pend_next = next;
+    cv->pend_pc = next - b->branch_size;
+    if (cv->pend_class == CALLS_RET) {
+        pop(cv, pc, EXIT_RETURN, start);
+    } else {
+        do_call(cv, pc, start);
+    }
+    return true;
+}
+
 void calls_block(unsigned int vcpu, const struct tb_info *tb, uint64_t start,
                  uint64_t end)
 {
@@ -442,7 +488,7 @@ void calls_block(unsigned int vcpu, const struct tb_info *tb, uint64_t start,
     bool explained = false;
 
     cv = cv_of(vcpu);
-    if (!cv) {
+    if (!cv || quick_branch(cv, tb, start, end)) {
         return;
     }
     attn = cv->hot->attn;
