@@ -101,33 +101,74 @@ static uint64_t func_key(const struct qtrace_symbols *syms, uint64_t pc)
     return qtrace_symbols_lookup(syms, pc, &off) ? pc - off : pc;
 }
 
+/*
+ * Rows found lately, by page and by pc: a loop's accesses come back to
+ * the same few, and a slot saves the hash table and, for a pc, the
+ * symbol lookup. Direct-mapped; a slot with no row is empty.
+ */
+#define ROW_CACHE_SLOTS 4096u
+
+struct row_cache {
+    uint64_t key[ROW_CACHE_SLOTS];
+    struct acc *row[ROW_CACHE_SLOTS];
+};
+
+static inline size_t row_slot(uint64_t key)
+{
+    return (size_t)((key ^ key >> 12 ^ key >> 24) & (ROW_CACHE_SLOTS - 1));
+}
+
+static struct acc *page_row(struct row_cache *c, GHashTable *pages,
+                            uint64_t page)
+{
+    size_t i = row_slot(page >> 12);
+
+    if (!c->row[i] || c->key[i] != page) {
+        c->row[i] = acc_of(pages, GSIZE_TO_POINTER(page), true, NULL, 0);
+        c->key[i] = page;
+    }
+    return c->row[i];
+}
+
+static struct acc *func_row(struct row_cache *c, GHashTable *funcs,
+                            const struct qtrace_symbols *syms, uint64_t pc)
+{
+    size_t i = row_slot(pc);
+
+    if (!c->row[i] || c->key[i] != pc) {
+        uint64_t fk = func_key(syms, pc);
+
+        c->row[i] = acc_of(funcs, GSIZE_TO_POINTER(fk), false, syms, fk);
+        c->key[i] = pc;
+    }
+    return c->row[i];
+}
+
 static int collect(struct qtrace_reader *rd, const struct mem_args *m,
                    const struct qtrace_symbols *syms, GHashTable *pages,
                    GHashTable *funcs, struct qtrace_err *err)
 {
     uint64_t want[QTRACE_MAX_EVENTS / 64] = { 0 };
+    struct row_cache *by_page = g_new0(struct row_cache, 1);
+    struct row_cache *by_pc = g_new0(struct row_cache, 1);
     struct qtrace_record rec;
     int ret;
 
     want[m->ev->id / 64] |= 1ull << (m->ev->id % 64);
     ret = qtrace_reader_select(rd, want, err);
-    if (ret < 0) {
-        return ret;
-    }
-    while ((ret = qtrace_reader_next(rd, &rec, err)) > 0) {
+    while (ret >= 0 && (ret = qtrace_reader_next(rd, &rec, err)) > 0) {
         uint64_t pc = qtrace_record_u64(&rec, (unsigned)m->pc);
         uint64_t va = qtrace_record_u64(&rec, (unsigned)m->vaddr);
         uint64_t size = qtrace_record_u64(&rec, (unsigned)m->size);
         bool store = (qtrace_record_u64(&rec, (unsigned)m->flags) &
                       QTRACE_MEM_STORE) != 0;
-        uint64_t fk = func_key(syms, pc);
 
-        count(acc_of(pages, GSIZE_TO_POINTER(va & PAGE_MASK), true, syms,
-                     pc), store, size);
-        count(acc_of(funcs, GSIZE_TO_POINTER(fk), false, syms, fk), store,
-              size);
+        count(page_row(by_page, pages, va & PAGE_MASK), store, size);
+        count(func_row(by_pc, funcs, syms, pc), store, size);
     }
     qtrace_reader_select(rd, NULL, NULL);
+    g_free(by_page);
+    g_free(by_pc);
     return ret;
 }
 
