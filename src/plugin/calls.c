@@ -72,6 +72,8 @@ static struct {
     bool instr_exit;                /* ... for exits */
     bool entry_out;                 /* want_entry || instr_entry */
     bool exit_out;                  /* want_exit || instr_exit */
+    bool entry_packed_only;         /* want_entry && !instr_entry */
+    bool exit_packed_only;          /* want_exit && !instr_exit */
     bool note_at_start;             /* branches noted by their block */
     pthread_mutex_t sites_lock;     /* return-site set, translation time */
     uint64_t *sites;                /* open addressing, 0 = empty */
@@ -185,11 +187,17 @@ func_exit_out(struct calls_vcpu *cv, uint64_t pc, uint64_t to,
     }
 }
 
+/*
+ * When the packed record is the event's only consumer (the usual case)
+ * it is staged in place: no call.
+ */
 static inline void emit_entry(struct calls_vcpu *cv, uint64_t pc,
                               uint64_t from, uint32_t depth, uint8_t kind,
                               uint64_t time)
 {
-    if (cs.entry_out) {
+    if (cs.entry_packed_only && cv->vb->pack && kind < PK_FUNC_KINDS) {
+        pack_func(cv->vb, false, kind, time, pc, from, depth);
+    } else if (cs.entry_out) {
         func_entry_out(cv, pc, from, depth, kind, time);
     }
 }
@@ -198,7 +206,9 @@ static inline void emit_exit(struct calls_vcpu *cv, uint64_t pc,
                              uint64_t to, uint32_t depth, uint8_t kind,
                              uint64_t time)
 {
-    if (cs.exit_out) {
+    if (cs.exit_packed_only && cv->vb->pack && kind < PK_FUNC_KINDS) {
+        pack_func(cv->vb, true, kind, time, pc, to, depth);
+    } else if (cs.exit_out) {
         func_exit_out(cv, pc, to, depth, kind, time);
     }
 }
@@ -479,18 +489,15 @@ static inline bool quick_branch(struct calls_vcpu *cv,
     return true;
 }
 
-void calls_block(unsigned int vcpu, const struct tb_info *tb, uint64_t start,
-                 uint64_t end)
+/* calls_block's general way: every case, the rare ones included. */
+static void __attribute__((noinline))
+any_block(struct calls_vcpu *cv, const struct tb_info *tb, uint64_t start,
+          uint64_t end)
 {
-    struct calls_vcpu *cv;
     uint8_t attn;
     uint64_t pc = tb->pc;
     bool explained = false;
 
-    cv = cv_of(vcpu);
-    if (!cv || quick_branch(cv, tb, start, end)) {
-        return;
-    }
     attn = cv->hot->attn;
     cv->hot->attn = 0;
     if (attn & CALLS_ATTN_SIGRETURN) {
@@ -524,6 +531,20 @@ void calls_block(unsigned int vcpu, const struct tb_info *tb, uint64_t start,
         do_landing(cv, pc, start);
     }
     leave_marks(cv->hot, tb, start, end);
+}
+
+void calls_block(unsigned int vcpu, const struct tb_info *tb, uint64_t start,
+                 uint64_t end)
+{
+    struct calls_vcpu *cv = cv_of(vcpu);
+
+    if (!cv) {
+        return;
+    }
+    if (!quick_branch(cv, tb, start, end)) {
+        any_block(cv, tb, start, end);
+    }
+    calls_note_branch_end(cv->hot, tb);
 }
 
 /* ---- execution callbacks of branch instructions ---- */
@@ -843,6 +864,8 @@ bool calls_setup(const char *target, bool system_mode, bool want_entry,
     cs.instr_exit = instr_exit;
     cs.entry_out = want_entry || instr_entry;
     cs.exit_out = want_exit || instr_exit;
+    cs.entry_packed_only = want_entry && !instr_entry;
+    cs.exit_packed_only = want_exit && !instr_exit;
     /*
      * In system mode a block is often cut short by a fault the guest's
      * kernel handles and its first instruction run again: there the

@@ -114,8 +114,24 @@ static inline enum calls_start calls_start_of(const struct tb_info *tb)
 }
 
 /*
+ * The block's last instruction is a call, return or tail call (user
+ * mode): note it now for the next block start, saving QEMU a callback
+ * on the instruction.
+ */
+static inline void calls_note_branch_end(struct calls_hot *hot,
+                                         const struct tb_info *tb)
+{
+    if (tb->flags & TB_F_ENDS_BRANCH) {
+        hot->attn |= CALLS_ATTN_BRANCH;
+        hot->branch_tb = tb;
+    }
+}
+
+/*
  * Out of line: the block starts after a call, return or system call, at
- * a return site or at a function's entry; then leaves the block's marks.
+ * a return site or at a function's entry; then leaves the block's marks
+ * and notes its own branch (calls_note_branch_end), so that the callers
+ * below reach it by a tail call.
  */
 void calls_block(unsigned int vcpu, const struct tb_info *tb, uint64_t start,
                  uint64_t end);
@@ -133,33 +149,27 @@ static inline void calls_tb_start(struct calls_hot *hot, unsigned int vcpu,
     case CALLS_START_PLAIN:
         if (__builtin_expect(hot->attn, 0)) {
             calls_block(vcpu, tb, start, end);
+            return;
         }
         break;
     case CALLS_START_INDIRECT:
         if (__builtin_expect(hot->attn, 0)) {
             calls_block(vcpu, tb, start, end);
-        } else {
-            hot->indirect_end = end;
+            return;
         }
+        hot->indirect_end = end;
         break;
     case CALLS_START_ENTRY:
         if (__builtin_expect(hot->attn || hot->indirect_end == start, 0)) {
             calls_block(vcpu, tb, start, end);
+            return;
         }
         break;
     case CALLS_START_ANY:
         calls_block(vcpu, tb, start, end);
-        break;
+        return;
     }
-    /*
-     * The block's last instruction is a call, return or tail call (user
-     * mode): note it now for the next block start, saving QEMU a
-     * callback on the instruction.
-     */
-    if (tb->flags & TB_F_ENDS_BRANCH) {
-        hot->attn |= CALLS_ATTN_BRANCH;
-        hot->branch_tb = tb;
-    }
+    calls_note_branch_end(hot, tb);
 }
 
 #endif /* QTRACE_PLUGIN_CALLS_H */
