@@ -224,7 +224,7 @@ static struct land *land_slot(struct calls_vcpu *cv, uint64_t ret)
  * Frames deeper than CALLS_MAX_DEPTH are only counted: no record, so
  * every func_entry has its func_exit.
  */
-static void push(struct calls_vcpu *cv, uint64_t entry, uint64_t ret,
+static inline void push(struct calls_vcpu *cv, uint64_t entry, uint64_t ret,
                  uint64_t from, uint8_t kind, bool signal, uint64_t time)
 {
     struct frame *f;
@@ -242,7 +242,7 @@ static void push(struct calls_vcpu *cv, uint64_t entry, uint64_t ret,
     emit_entry(cv, entry, from, cv->depth, kind, time);
 }
 
-static void pop(struct calls_vcpu *cv, uint64_t to, uint8_t kind,
+static inline void pop(struct calls_vcpu *cv, uint64_t to, uint8_t kind,
                 uint64_t time)
 {
     if (cv->depth <= CALLS_MAX_DEPTH) {
@@ -260,7 +260,8 @@ static void unwind_to(struct calls_vcpu *cv, uint32_t keep, uint64_t to,
     }
 }
 
-static void do_call(struct calls_vcpu *cv, uint64_t target, uint64_t time)
+static inline void do_call(struct calls_vcpu *cv, uint64_t target,
+                           uint64_t time)
 {
     uint32_t caller = cv->depth;
     struct land *l = land_slot(cv, cv->pend_next);
