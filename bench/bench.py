@@ -38,7 +38,7 @@ EXECLOG_COMPARE = ("plain", "blocks+mem", "insns+mem", "text-log")
 BACKENDS_WORKLOAD = "short-blocks/200"
 BACKENDS_COMPARE = ("plain", "blocks") + BACKENDS
 FLOORS = ("floor:trans", "floor:inline", "floor:callback", "floor:mem",
-          "floor:append8")
+          "floor:append8", "floor:phys")
 EXECLOG_WORKLOAD = "short-blocks/20"
 READER_WORKLOAD = "xz -1 (1 MB)"
 MODES = [
@@ -126,7 +126,14 @@ MODES = [
      "an empty callback per block and per load and store"),
     ("floor:append8", "append=on",
      "a callback appending 8 bytes per block to a ring, no I/O"),
+    ("floor:phys", "phys=on",
+     "an empty callback per block, and per load and store one that asks "
+     "QEMU for the physical address (system mode's floor when asking)"),
 ]
+# A Linux boot in system mode (make kernels): Debian's x86_64 kernel and
+# the test initramfs to poweroff on 2 vCPUs under MTTCG, these modes.
+BOOT_WORKLOAD = "linux boot (x86_64, 2 vCPUs)"
+BOOT_MODES = ("plain", "floor:mem", "floor:phys", "blocks", "blocks+mem")
 
 
 def workloads(build, work):
@@ -157,9 +164,22 @@ def workloads(build, work):
         items.append(("xz -1 (1 MB)", [xz, "-T1", "-1", "-c", xz_input]))
         items.append(("xz -6 (256 KB)", [xz, "-T1", "-6", "-c", xz_small]))
     # Last: the execlog comparison, on 1/20 of the short-block work, and
-    # the backends on 1/200.
+    # the backends on 1/200; then the boot, if there is a kernel.
     items.append((EXECLOG_WORKLOAD, [blocks, "5000000"]))
     items.append((BACKENDS_WORKLOAD, [blocks, "500000"]))
+    kdir = os.path.join(build, "kernels", "x86_64")
+    qsys = shutil.which("qemu-system-x86_64")
+    if qsys and os.path.exists(os.path.join(kdir, "kernel")):
+        items.append((BOOT_WORKLOAD, [
+            qsys, "-machine", "pc", "-display", "none", "-nodefaults",
+            "-accel", "tcg,thread=multi", "-smp", "2", "-m", "256",
+            "-no-reboot", "-serial", "file:" + os.path.join(work, "console"),
+            "-kernel", os.path.join(kdir, "kernel"),
+            "-initrd", os.path.join(kdir, "initramfs.gz"),
+            "-append", "console=ttyS0 quiet panic=-1"]))
+    else:
+        print(f"bench: no {BOOT_WORKLOAD} (make kernels, Debian package "
+              "qemu-system-x86)")
     return items
 
 
@@ -187,7 +207,9 @@ def thread_cpu(pid, seen):
 def run_once(args, argv, mode, opts, trace):
     """Run argv under qemu-x86_64; returns (seconds, peak RSS in KiB,
     CPU seconds of the plugin's writer thread, CPU seconds in all)."""
-    cmd = ["qemu-x86_64"]
+    # A system-mode workload names its QEMU; the rest run in user mode.
+    system = os.path.basename(argv[0]).startswith("qemu-system-")
+    cmd = [argv[0]] if system else ["qemu-x86_64"]
     plugin = args.plugin
     if mode in FLOORS:
         cmd += ["-plugin", ",".join(filter(None, [args.floor, opts]))]
@@ -195,7 +217,7 @@ def run_once(args, argv, mode, opts, trace):
         cmd += ["-plugin", f"{plugin},{opts}"]      # the text log alone
     elif opts is not None:
         cmd += ["-plugin", f"{plugin},out={trace},{opts}"]
-    cmd += argv
+    cmd += argv[1:] if system else argv
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE)
@@ -420,10 +442,15 @@ def main():
                 sys.exit(f"bench: no workload named {args.workload}")
         for i, (name, argv) in enumerate(items):
             keep = os.path.join(work, "kept.qtr")
+            if name == BOOT_WORKLOAD:
+                # Not the reader's trace: the biggest of user mode stays.
+                keep = os.path.join(work, "boot-kept.qtr")
             if name == EXECLOG_WORKLOAD:
                 these = [m for m in modes if m[0] in EXECLOG_COMPARE]
             elif name == BACKENDS_WORKLOAD:
                 these = [m for m in modes if m[0] in BACKENDS_COMPARE]
+            elif name == BOOT_WORKLOAD:
+                these = [m for m in modes if m[0] in BOOT_MODES]
             else:
                 these = [m for m in modes if m[0] not in EXECLOG_ONLY
                          and (i == 0 or wanted or m[0] not in FLOORS)]
@@ -439,6 +466,8 @@ def main():
                 os.replace(keep, biggest)
             elif os.path.exists(keep):
                 os.unlink(keep)
+            if os.path.exists(os.path.join(work, "boot-kept.qtr")):
+                os.unlink(os.path.join(work, "boot-kept.qtr"))
             sys.stdout.flush()
         print_table(rows)
         if biggest:

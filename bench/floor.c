@@ -9,7 +9,9 @@
  * floor of a counting mode); `trans=on` only sees each translation and
  * instruments nothing (what loading a plugin costs at all); `mem=on`
  * adds an empty callback on every load and store to the empty block
- * callback (the floor of a trace of blocks and accesses).
+ * callback (the floor of a trace of blocks and accesses); `phys=on`
+ * makes that callback ask QEMU where a RAM access went, as a system-mode
+ * trace with physical addresses must (the floor of one).
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -54,6 +56,22 @@ static void access_empty(unsigned int vcpu_index, qemu_plugin_meminfo_t info,
     (void)udata;
 }
 
+/* Kept where the compiler cannot drop the calls that made it. */
+static volatile uint64_t phys_sink;
+
+static void access_phys(unsigned int vcpu_index, qemu_plugin_meminfo_t info,
+                        uint64_t vaddr, void *udata)
+{
+    struct qemu_plugin_hwaddr *hw = qemu_plugin_get_hwaddr(info, vaddr);
+
+    (void)vcpu_index;
+    (void)udata;
+    if (hw && !qemu_plugin_hwaddr_is_io(hw)) {
+        phys_sink = qemu_plugin_hwaddr_phys_addr(hw);
+    }
+}
+
+static qemu_plugin_vcpu_mem_cb_t access_cb = access_empty;
 static qemu_plugin_vcpu_udata_cb_t block_cb = block_empty;
 static bool count_inline;
 static bool trans_only;
@@ -88,7 +106,7 @@ static void block_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 
         for (i = 0; i < n; i++) {
             qemu_plugin_register_vcpu_mem_cb(qemu_plugin_tb_get_insn(tb, i),
-                                             access_empty,
+                                             access_cb,
                                              QEMU_PLUGIN_CB_NO_REGS,
                                              QEMU_PLUGIN_MEM_RW, NULL);
         }
@@ -115,6 +133,9 @@ int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
             trans_only = true;
         } else if (strcmp(argv[i], "mem=on") == 0) {
             hook_accesses = true;
+        } else if (strcmp(argv[i], "phys=on") == 0) {
+            hook_accesses = true;
+            access_cb = access_phys;
         } else {
             return -1;
         }

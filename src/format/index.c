@@ -123,6 +123,10 @@ static int scan_packet(uint8_t tag, const uint8_t *base, const uint8_t **pp,
         }
         return scan_block_packet(tag, pp, end, blocks);
     }
+    if (accesses && tag == PK_XLATE) {
+        /* Only with QTRACE_CHUNK_PHYS; a reader refuses it elsewhere. */
+        return skip_varints(pp, end, 1);
+    }
     if (accesses && (tag == PK_BLOCK_EXPLICIT || tag == PK_HITS ||
                      tag >= PK_HITS_SHORT)) {
         index_mask_set(mask, ids->exec_tb);

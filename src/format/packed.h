@@ -23,6 +23,13 @@
  * explicit block's accesses were foreseen and where not.
  */
 #define QTRACE_CHUNK_ACCESSES 0x0004u
+/*
+ * With QTRACE_CHUNK_ACCESSES (system mode): every access has a physical
+ * address, its virtual one plus the offset the stream's translation
+ * cache holds for its page; a translation packet comes first where that
+ * offset changes (docs/format.md, "Physical addresses").
+ */
+#define QTRACE_CHUNK_PHYS 0x0008u
 
 /*
  * Packets. A block packet names a block the predictor did not foresee,
@@ -44,6 +51,9 @@
 #define PK_BLOCK_EXPLICIT 0x8du     /* varint run, then one more predicted
                                        block whose accesses follow */
 #define PK_HITS 0x8eu               /* varint n: n accesses as predicted */
+#define PK_XLATE 0x8fu              /* QTRACE_CHUNK_PHYS: zigzag varint,
+                                       the next access's page offset minus
+                                       the last translation packet's */
 #define PK_HITS_SHORT 0x90u         /* + n - 1 for n 1..32 */
 #define PK_HITS_SHORT_MAX 32u
 #define PK_DELTA_SHORT 0xb0u        /* + zigzag delta 0..0x4e */
@@ -63,6 +73,20 @@ static inline uint32_t packed_slot(uint32_t prev, uint32_t prev2)
     uint32_t h = prev * 0x9e3779b1u ^ prev2 * 0x85ebca77u;
 
     return (h >> 16) & (PACKED_SLOTS - 1);
+}
+
+/*
+ * The translation cache of a stream with QTRACE_CHUNK_PHYS: per 4 KiB
+ * virtual page (hashed to a slot, a power of two), paddr - vaddr. Zero at
+ * the start of the stream and at every restart.
+ */
+#define PACKED_XLATE_SLOTS 1024u
+#define PACKED_XLATE_PAGE_BITS 12u
+
+static inline uint32_t packed_xlate_slot(uint64_t vaddr)
+{
+    return (uint32_t)(vaddr >> PACKED_XLATE_PAGE_BITS) &
+           (PACKED_XLATE_SLOTS - 1);
 }
 
 /* Worst-case bytes of one block, memory and function packet. */

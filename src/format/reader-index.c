@@ -190,7 +190,7 @@ static bool scan_chunk(struct qtrace_reader *rd, const struct index_ids *ids,
     char why[160];
 
     if (hdr->flags & ~(QTRACE_CHUNK_PACKED | QTRACE_CHUNK_ZSTD |
-                       QTRACE_CHUNK_ACCESSES)) {
+                       QTRACE_CHUNK_ACCESSES | QTRACE_CHUNK_PHYS)) {
         return false;
     }
     if ((hdr->flags & QTRACE_CHUNK_ZSTD) &&
@@ -419,7 +419,7 @@ static bool header_passes(const struct qtrace_reader *rd, uint64_t *len)
            kind != QTRACE_CHUNK_META && kind != QTRACE_CHUNK_END &&
            !(kind == QTRACE_CHUNK_DATA &&
              (flags & ~(QTRACE_CHUNK_PACKED | QTRACE_CHUNK_ZSTD |
-                        QTRACE_CHUNK_ACCESSES)));
+                        QTRACE_CHUNK_ACCESSES | QTRACE_CHUNK_PHYS)));
 }
 
 /*

@@ -172,9 +172,11 @@ static int enter_chunk(struct qtrace_reader *rd, struct qtrace_err *err)
                         rd->streams_bound);
         }
         if (hdr.flags & ~(QTRACE_CHUNK_PACKED | QTRACE_CHUNK_ZSTD |
-                          QTRACE_CHUNK_ACCESSES) ||
+                          QTRACE_CHUNK_ACCESSES | QTRACE_CHUNK_PHYS) ||
             (hdr.flags & QTRACE_CHUNK_ACCESSES &&
-             !(hdr.flags & QTRACE_CHUNK_PACKED))) {
+             !(hdr.flags & QTRACE_CHUNK_PACKED)) ||
+            (hdr.flags & QTRACE_CHUNK_PHYS &&
+             !(hdr.flags & QTRACE_CHUNK_ACCESSES))) {
             return stop(rd, -ENOTSUP, err, "chunk %" PRIu64 " at offset 0x%"
                         PRIx64 ": unsupported payload encoding (flags 0x%x)",
                         no, off, hdr.flags);

@@ -39,6 +39,10 @@ struct unpack_stream {
     struct packed_acc *acc;         /* the access predictor's table,
                                        allocated with the first chunk
                                        that needs it, kept over restarts */
+    uint64_t *xlate;                /* QTRACE_CHUNK_PHYS: the translation
+                                       cache, likewise */
+    uint64_t xlate_off;             /* the last translation packet's */
+    bool xlate_pending;             /* it is for the next access */
     uint32_t slot[PACKED_SLOTS];
 };
 
@@ -148,6 +152,11 @@ void unpack_reset(struct unpacker *u)
         if ((*s)->acc) {
             free((*s)->acc);
             budget_give(u->budget, PACKED_ACC_SLOTS * sizeof(*(*s)->acc));
+        }
+        if ((*s)->xlate) {
+            free((*s)->xlate);
+            budget_give(u->budget,
+                        PACKED_XLATE_SLOTS * sizeof(*(*s)->xlate));
         }
         free(*s);
         budget_give(u->budget, sizeof(**s));
@@ -293,6 +302,26 @@ static int need_acc(struct unpacker *u, struct unpack_stream *s, char *why,
     return 0;
 }
 
+/* The translation cache of s, allocated zeroed the first time. */
+static int need_xlate(struct unpacker *u, struct unpack_stream *s, char *why,
+                      size_t why_len)
+{
+    if (s->xlate) {
+        return 0;
+    }
+    if (!budget_take(u->budget, PACKED_XLATE_SLOTS * sizeof(*s->xlate), why,
+                     why_len)) {
+        return -ENOMEM;
+    }
+    s->xlate = calloc(PACKED_XLATE_SLOTS, sizeof(*s->xlate));
+    if (!s->xlate) {
+        budget_give(u->budget, PACKED_XLATE_SLOTS * sizeof(*s->xlate));
+        snprintf(why, why_len, "%s", strerror(ENOMEM));
+        return -ENOMEM;
+    }
+    return 0;
+}
+
 int unpack_begin(struct unpacker *u, uint32_t stream, uint16_t flags,
                  char *why, size_t why_len)
 {
@@ -316,6 +345,10 @@ int unpack_begin(struct unpacker *u, uint32_t stream, uint16_t flags,
     clear_pending(u);
     u->accesses = flags & QTRACE_CHUNK_ACCESSES;
     if (u->accesses && need_acc(u, *s, why, why_len) < 0) {
+        return -ENOMEM;
+    }
+    u->phys = u->accesses && (flags & QTRACE_CHUNK_PHYS);
+    if (u->phys && need_xlate(u, *s, why, why_len) < 0) {
         return -ENOMEM;
     }
     return 0;
@@ -369,11 +402,16 @@ static void restart_stream(struct unpack_stream *s, uint64_t time,
                            uint32_t insns)
 {
     struct packed_acc *acc = s->acc;
+    uint64_t *xlate = s->xlate;
 
     memset(s, 0, sizeof(*s));
     s->acc = acc;
     if (acc) {
         packed_acc_reset(acc);
+    }
+    s->xlate = xlate;
+    if (xlate) {
+        memset(xlate, 0, PACKED_XLATE_SLOTS * sizeof(*xlate));
     }
     /* The interrupted block goes on: accesses are relative to pc 0. */
     s->have_block = true;
@@ -546,6 +584,36 @@ static void access_record(struct unpacker *u, uint64_t idx, uint64_t pc_off,
     store64(r + u->mem.off[1], vaddr);
     r[u->mem.off[3]] = packed_mem_size(info);
     r[u->mem.off[4]] = packed_mem_flags(info);
+    if (u->phys) {
+        /* Its page's translation, which a packet may just have set. */
+        uint64_t *slot = &s->xlate[packed_xlate_slot(vaddr)];
+
+        if (s->xlate_pending) {
+            *slot = s->xlate_off;
+            s->xlate_pending = false;
+        }
+        store64(r + u->mem.off[2], vaddr + *slot);
+        r[u->mem.off[4]] |= QTRACE_MEM_HAS_PADDR;
+    }
+}
+
+/*
+ * A translation packet (QTRACE_CHUNK_PHYS): the next access's page has
+ * the last packet's paddr - vaddr plus the change it carries.
+ */
+static int read_xlate_packet(struct unpacker *u, const uint8_t **pp,
+                             const uint8_t *end, char *why, size_t why_len)
+{
+    uint64_t v;
+
+    if (packed_get_varint(pp, end, &v) < 0) {
+        return fail(why, why_len, "cut translation packet");
+    }
+    if (!u->skip_blocks) {
+        u->cur->xlate_off += (uint64_t)packed_unzigzag(v);
+        u->cur->xlate_pending = true;
+    }
+    return 0;
 }
 
 /*
@@ -786,6 +854,12 @@ int unpack_next(struct unpacker *u, const uint8_t *base, const uint8_t **pp,
             }
             continue;
         }
+        if (u->phys && tag == PK_XLATE) {
+            if (read_xlate_packet(u, pp, end, why, why_len) < 0) {
+                return -1;
+            }
+            continue;
+        }
         if (u->accesses && is_access_tag(tag) && u->skip_blocks) {
             if (skip_access_packet(tag, pp, end, why, why_len) < 0) {
                 return -1;
@@ -868,7 +942,8 @@ int unpack_count(struct unpacker *u, const uint8_t *base, const uint8_t **pp,
             /* Before any access: a block whose accesses follow. */
             ret = packed_get_varint(&p, end, &v);
             blocks += v + 1;
-        } else if (accesses && (tag == PK_MEM || is_access_tag(tag))) {
+        } else if (accesses && (tag == PK_MEM || is_access_tag(tag) ||
+                                (u->phys && tag == PK_XLATE))) {
             /* The stream's first access: the caller expands from here. */
             p--;
             ret = 3;

@@ -73,6 +73,7 @@ struct unpacker {
     bool skip_blocks;               /* blocks and accesses not wanted:
                                        their packets are stepped over */
     bool accesses;                  /* the chunk has QTRACE_CHUNK_ACCESSES */
+    bool phys;                      /* and QTRACE_CHUNK_PHYS */
     uint32_t pending;               /* predicted blocks still to hand out */
     bool explicit_next;             /* then a predicted block whose
                                        accesses are packets */
@@ -115,7 +116,7 @@ int unpack_note_tb(struct unpacker *u, const uint8_t *rec, char *why,
 
 /*
  * The next chunk is packed (chunk flags: QTRACE_CHUNK_PACKED, maybe
- * QTRACE_CHUNK_ACCESSES) and belongs to this stream. 0, or -ENOMEM with
+ * QTRACE_CHUNK_ACCESSES and QTRACE_CHUNK_PHYS) and belongs to this stream. 0, or -ENOMEM with
  * why filled.
  */
 int unpack_begin(struct unpacker *u, uint32_t stream, uint16_t flags,

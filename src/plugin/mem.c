@@ -4,7 +4,9 @@
  * what QEMU makes costly to ask (four calls to decode a meminfo) is
  * cached per instruction.
  */
+#include <inttypes.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "qtrace-events.h"
@@ -15,6 +17,7 @@
 #include "pack.h"
 #include "tbtab.h"
 #include "vcpu.h"
+#include "xlate-flush.h"
 
 static struct mem_cfg cfg;
 
@@ -135,6 +138,8 @@ phys_of(qemu_plugin_meminfo_t info, uint64_t vaddr,
     }
     if (cfg.mmio_cache) {
         mmio_cache_add(in, vaddr, p->paddr, p->dev, p->dev_len);
+        atomic_store_explicit(&((struct insn_info *)in)->device, 1,
+                              memory_order_relaxed);
     }
 }
 
@@ -297,4 +302,151 @@ void mem_access_full_cb(unsigned int vcpu_index, qemu_plugin_meminfo_t info,
     }
     pack_mem_full(vc->buf.pack, &vc->buf, in->idx, in->pc, bits, vaddr,
                   paddr, value);
+}
+
+/*
+ * System mode with predicted accesses (docs/format.md, "Physical
+ * addresses"): an access staged as in user mode, after a translation
+ * item when its page's paddr - vaddr is not the one the cache holds.
+ * Devices and accesses QEMU cannot place keep their records.
+ */
+static void __attribute__((noinline))
+mem_sys_slow(struct vcpu *vc, qemu_plugin_meminfo_t info, uint64_t vaddr,
+             const struct insn_info *in, const struct phys *p)
+{
+    struct pack_state *ps = vc->buf.pack;
+    uint64_t off = p->paddr - vaddr, *slot;
+    uint32_t w = STAGED_XLATE;
+    uint8_t *q;
+
+    if (!ps || !p->known || p->io) {
+        mem_record(vc, info, vaddr, in, p);
+        return;
+    }
+    /* Room for both first: a dropped chunk empties the cache. */
+    q = vbuf_reserve(&vc->buf, STAGED_XLATE_BYTES + STAGED_MEM_BYTES);
+    slot = &ps->xlate[packed_xlate_slot(vaddr)];
+    if (*slot != off) {
+        memcpy(q, &w, 4);
+        memcpy(q + 4, &off, 8);
+        q += STAGED_XLATE_BYTES;
+        *slot = off;
+    }
+    stage_access(q, in, meminfo_bits(info, in), vaddr);
+    pack_commit(&vc->buf, q + STAGED_MEM_BYTES);
+}
+
+/*
+ * Bumped by any vCPU that may have changed the memory map (a device
+ * access, port I/O): every vCPU forgets its known translations when it
+ * sees a new value. Phys-check counts, likewise shared.
+ */
+static _Atomic uint64_t map_gen;
+static _Atomic uint64_t checked, differed;
+
+void mem_xlate_flush_cb(unsigned int vcpu_index, void *udata)
+{
+    struct vcpu *vc = vcpu_of(vcpu_index);
+
+    if ((uintptr_t)udata == XLATE_FLUSH_MAP) {
+        atomic_fetch_add_explicit(&map_gen, 1, memory_order_relaxed);
+    }
+    if (vc && vc->buf.pack) {
+        pack_known_flush(vc->buf.pack);
+    }
+}
+
+uint64_t mem_phys_check_report(void)
+{
+    uint64_t n = atomic_load(&checked), bad = atomic_load(&differed);
+
+    fprintf(stderr, "qtrace: phys-check: %" PRIu64 " accesses by known "
+            "translations, %" PRIu64 " differed from QEMU's\n", n, bad);
+    return bad;
+}
+
+/*
+ * paddr - vaddr of a RAM access as the vCPU knows it, else as QEMU says
+ * (then kept). False when the access is not to RAM, or QEMU cannot
+ * place it: p is then filled for mem_sys_slow.
+ */
+static inline bool sys_off(struct pack_state *ps, qemu_plugin_meminfo_t info,
+                           uint64_t vaddr, const struct insn_info *in,
+                           struct phys *p, uint64_t *off)
+{
+    uint64_t tag, g;
+    struct qemu_plugin_hwaddr *hw;
+    __typeof__(ps->known[0]) *k;
+
+    g = atomic_load_explicit(&map_gen, memory_order_relaxed);
+    if (__builtin_expect(g != ps->map_seen, 0)) {
+        ps->map_seen = g;
+        pack_known_flush(ps);
+    }
+    k = &ps->known[packed_xlate_slot(vaddr) & (PACK_KNOWN_SLOTS - 1)];
+    tag = pack_known_tag(ps, vaddr);
+    if (__builtin_expect(k->tag == tag && !cfg.phys_check, 1)) {
+        *off = k->off;
+        return true;
+    }
+    /* An instruction that reached a device asks mmio-cache.h first. */
+    if (atomic_load_explicit(&in->device, memory_order_relaxed) ||
+        !(hw = qemu_plugin_get_hwaddr(info, vaddr)) ||
+        qemu_plugin_hwaddr_is_io(hw)) {
+        phys_of(info, vaddr, in, p);
+        return false;
+    }
+    *off = qemu_plugin_hwaddr_phys_addr(hw) - vaddr;
+    if (cfg.phys_check && k->tag == tag) {
+        atomic_fetch_add_explicit(&checked, 1, memory_order_relaxed);
+        if (k->off != *off) {
+            atomic_fetch_add_explicit(&differed, 1, memory_order_relaxed);
+        }
+    }
+    if (cfg.known_xlate || cfg.phys_check) {
+        k->tag = tag;
+        k->off = *off;
+    }
+    return true;
+}
+
+void mem_access_sys_cb(unsigned int vcpu_index, qemu_plugin_meminfo_t info,
+                       uint64_t vaddr, void *udata)
+{
+    const struct insn_info *in = udata;
+    struct vcpu *vc = vcpu_of(vcpu_index);
+    struct pack_state *ps;
+    struct phys p;
+    uint64_t e, off;
+    uint8_t *q;
+
+    if (!vc) {
+        return;
+    }
+    ps = vc->buf.pack;
+    if (!ps) {
+        mem_record(vc, info, vaddr, in, NULL);
+        return;
+    }
+    if (!sys_off(ps, info, vaddr, in, &p, &off)) {
+        /* A device access may remap memory: every vCPU forgets. */
+        if (p.io && cfg.known_xlate) {
+            atomic_fetch_add_explicit(&map_gen, 1, memory_order_relaxed);
+        }
+        mem_sys_slow(vc, info, vaddr, in, &p);
+        return;
+    }
+    e = meminfo_find(info, in);
+    q = vc->buf.pos;
+    if (__builtin_expect(e && q + STAGED_MEM_BYTES <= vc->buf.end &&
+                         pack_xlate(ps, &vc->buf, vaddr, off), 1)) {
+        q = vc->buf.pos;
+        stage_access(q, in, (uint8_t)e, vaddr);
+        vc->buf.pos = q + STAGED_MEM_BYTES;
+        return;
+    }
+    p.known = true;
+    p.io = false;
+    p.paddr = vaddr + off;
+    mem_sys_slow(vc, info, vaddr, in, &p);
 }

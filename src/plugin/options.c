@@ -264,6 +264,20 @@ static int parse_encoding(struct options *opts, const char *value,
     return 0;
 }
 
+static int parse_phys_check(struct options *opts, const char *value,
+                            struct qtrace_err *err)
+{
+    if (strcmp(value, "on") == 0) {
+        opts->phys_check = true;
+    } else if (strcmp(value, "off") == 0) {
+        opts->phys_check = false;
+    } else {
+        qtrace_err_set(err, "expected on or off");
+        return -EINVAL;
+    }
+    return 0;
+}
+
 static int parse_lossy(struct options *opts, const char *value,
                        struct qtrace_err *err)
 {
@@ -427,6 +441,10 @@ static const struct option_desc option_table[] = {
     { "lossy", parse_lossy,
       "on|off     on: when every buffer is full, drop the vCPU's chunk "
       "and record how many records were lost, instead of waiting" },
+    { "phys-check", parse_phys_check,
+      "on|off     system mode: ask QEMU where every access went, also "
+      "where the vCPU's kept translation says, and count at exit where "
+      "they differed (a test of that cache; slower)" },
     { "compress", parse_compress,
       "zstd[:LEVEL]|off  compress the trace file's chunks on the writer "
       "thread (default zstd:1; negative levels are faster)" },

@@ -39,6 +39,7 @@ struct predictor {
     uint64_t ctx_pc;                /* after a restart: the pc of the
                                        block whose accesses go on */
     uint32_t hits;                  /* predicted accesses not written yet */
+    uint64_t xlate_off;             /* the last translation packet's */
     bool any_access;                /* an access since the last restart:
                                        until then, no block predicts any
                                        (see first_access) */
@@ -127,6 +128,10 @@ static const uint8_t *staged_item(const uint8_t *base, const uint8_t *p,
         return end - p >= (ptrdiff_t)STAGED_CONTEXT_BYTES ?
                p + STAGED_CONTEXT_BYTES : NULL;
     }
+    if (w == STAGED_XLATE) {
+        return end - p >= (ptrdiff_t)STAGED_XLATE_BYTES ?
+               p + STAGED_XLATE_BYTES : NULL;
+    }
     if (w != STAGED_ESCAPE) {
         p += STAGED_WORD + staged_packet_len(w);
         return p <= end ? next_word(base, p) : NULL;
@@ -141,8 +146,8 @@ uint64_t pack_staged_records(const uint8_t *p, size_t len)
     uint64_t n = 0;
 
     while (end - p >= (ptrdiff_t)STAGED_WORD) {
-        /* A context is no record. */
-        n += load32(p) != STAGED_CONTEXT;
+        /* Neither a context nor a translation is a record. */
+        n += load32(p) != STAGED_CONTEXT && load32(p) != STAGED_XLATE;
         if ((p = staged_item(base, p, end, &rec)) == NULL) {
             n--;
             break;
@@ -499,6 +504,18 @@ static inline uint8_t *put_block_access(struct predictor *pr,
     return q;
 }
 
+/*
+ * A translation packet (QTRACE_CHUNK_PHYS): the next access's page has
+ * this paddr - vaddr, carried as its change from the last packet's.
+ */
+static uint8_t *put_xlate(struct predictor *pr, uint8_t *q, uint64_t off)
+{
+    *q++ = PK_XLATE;
+    q = packed_put_varint(q, packed_zigzag((int64_t)(off - pr->xlate_off)));
+    pr->xlate_off = off;
+    return q;
+}
+
 /* One access of the current block, or after a restart, before one. */
 static uint8_t *put_access(struct predictor *pr,
                            const struct staged_access *sa, uint8_t *q,
@@ -743,6 +760,20 @@ static uint8_t *transcode_accesses(struct predictor *pr,
                      in->vcpu, (size_t)(p - in->data));
             return NULL;
         }
+        if (w == STAGED_XLATE) {
+            /*
+             * After the hits it follows, right before its access's
+             * packet (the stream's first access starts again first).
+             */
+            q = put_hits(pr, q, n);
+            if (!pr->any_access) {
+                q = first_access(pr, q, n);
+            }
+            q = put_xlate(pr, q, load64(p + 4));
+            pr->chunk_access = true;
+            p = next;
+            continue;
+        }
         if (w == STAGED_CONTEXT) {
             /* No packet: the pc the next accesses' offsets count from. */
             const struct tb_info *ti = tbtab_get(load32(p + 4));
@@ -816,7 +847,7 @@ const struct chunk *pack_transcode(const struct chunk *in, char *why,
     out->flags = (uint16_t)((in->flags & ~CHUNK_STAGED) |
                             QTRACE_CHUNK_PACKED);
     if (!pr->chunk_access) {
-        out->flags &= (uint16_t)~QTRACE_CHUNK_ACCESSES;
+        out->flags &= (uint16_t)~(QTRACE_CHUNK_ACCESSES | QTRACE_CHUNK_PHYS);
     }
     out->len = (uint32_t)(q - out->data);
     out->n_records = (uint32_t)n;

@@ -70,6 +70,15 @@ static inline uint64_t staged_mem_desc(uint64_t head)
 #define STAGED_CONTEXT 0xfffffff8u
 #define STAGED_CONTEXT_BYTES 8u
 
+/*
+ * System mode (QTRACE_CHUNK_PHYS): the next access's page has another
+ * translation than the vCPU's cache holds (pack_state.xlate):
+ * STAGED_XLATE, then paddr - vaddr (8 bytes). The writer turns it into a
+ * translation packet at its place among the accesses.
+ */
+#define STAGED_XLATE 0xfffffff9u
+#define STAGED_XLATE_BYTES 12u
+
 /* The length of the packet after the escape word w. */
 static inline size_t staged_packet_len(uint32_t w)
 {
@@ -79,17 +88,57 @@ static inline size_t staged_packet_len(uint32_t w)
 /* Chunk flag of the plugin's own (not a file flag): a staged stream. */
 #define CHUNK_STAGED 0x8000u
 
+/* Known translations a vCPU keeps (pack_state.known): a power of two. */
+#define PACK_KNOWN_SLOTS 512u
+#define PACK_KNOWN_GEN_SHIFT 52
+
 /* What a vCPU keeps of its stream, for memory and function packets. */
 struct pack_state {
     uint64_t last_vaddr;        /* base of the next access's delta */
     uint64_t last_phys_off;     /* paddr - vaddr of the last full access */
     uint64_t block_pc;          /* pc of the last block */
+    /* QTRACE_CHUNK_PHYS: the translation cache, as the reader keeps it */
+    uint64_t xlate[PACKED_XLATE_SLOTS];
+    /*
+     * The translations the vCPU knows without asking QEMU (mem.c): per
+     * virtual page, paddr - vaddr, valid until the vCPU's next
+     * translation change (xlate-flush.h). A tag is the page number
+     * (bits 0-51) and the generation it was learnt in (bits 52-63).
+     */
+    uint64_t known_gen;
+    uint64_t map_seen;          /* the memory map generation it knew */
+    struct {
+        uint64_t tag;
+        uint64_t off;
+    } known[PACK_KNOWN_SLOTS];
 };
 
-/* A fresh state for a new stream (zeroed: the reader starts the same). */
+/*
+ * A fresh state for a new stream (zeroed: the reader starts the same);
+ * known translations start again at generation 1.
+ */
 static inline void pack_reset(struct pack_state *ps)
 {
     memset(ps, 0, sizeof(*ps));
+    ps->known_gen = 1;
+}
+
+/* The vCPU may translate differently from now on: forget what it knew. */
+static inline void pack_known_flush(struct pack_state *ps)
+{
+    if (++ps->known_gen >> (64 - PACK_KNOWN_GEN_SHIFT)) {
+        /* The generations wrap: no old tag may match again. */
+        memset(ps->known, 0, sizeof(ps->known));
+        ps->known_gen = 1;
+    }
+}
+
+/* The known translation's slot and tag of vaddr's page. */
+static inline uint64_t pack_known_tag(const struct pack_state *ps,
+                                      uint64_t vaddr)
+{
+    return vaddr >> PACKED_XLATE_PAGE_BITS |
+           ps->known_gen << PACK_KNOWN_GEN_SHIFT;
 }
 
 /* Shrink the last reservation to end at q (nothing if tracing stopped). */
@@ -289,6 +338,33 @@ static inline void pack_mem_full(struct pack_state *ps, struct vbuf *vb,
         p = packed_put_varint(p, value);
     }
     staged_packet_end(vb, start, p);
+}
+
+/*
+ * A system-mode access's translation, paddr - vaddr, against the cache
+ * the reader keeps in step: nothing when it holds it for vaddr's page,
+ * else a STAGED_XLATE item before the access (and the cache learns it).
+ * Returns false, having staged nothing, when the chunk lacks room for
+ * the item and the access after it: the caller takes its slow way.
+ */
+static inline bool pack_xlate(struct pack_state *ps, struct vbuf *vb,
+                              uint64_t vaddr, uint64_t off)
+{
+    uint64_t *slot = &ps->xlate[packed_xlate_slot(vaddr)];
+    uint32_t w = STAGED_XLATE;
+    uint8_t *p = vb->pos;
+
+    if (__builtin_expect(*slot == off, 1)) {
+        return true;
+    }
+    if (p + STAGED_XLATE_BYTES + STAGED_MEM_BYTES > vb->end) {
+        return false;
+    }
+    memcpy(p, &w, 4);
+    memcpy(p + 4, &off, 8);
+    vb->pos = p + STAGED_XLATE_BYTES;
+    *slot = off;
+    return true;
 }
 
 /*

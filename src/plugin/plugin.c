@@ -29,6 +29,7 @@
 #include "instrument/instr.h"
 #include "maps.h"
 #include "mem.h"
+#include "xlate-flush.h"
 #include "meta.h"
 #include "mmio-cache.h"
 #include "options.h"
@@ -73,7 +74,10 @@ static struct {
     bool need_icount;           /* some record carries a time */
     bool packed;                /* vCPU chunks use the packed encoding */
     bool pack_mem;              /* accesses as mem packets (user, exec_tb) */
-    bool pack_accesses;         /* the writer predicts them (user mode) */
+    bool pack_accesses;         /* the writer predicts them */
+    bool known_xlate;           /* system mode: translations kept between
+                                   changes (mem.h) */
+    enum xlate_isa xlate_isa;   /* their decoder */
     bool mem_values;            /* QEMU gives accessed values (API 4+) */
     bool device_names;          /* QEMU may be asked for device names */
     bool mmio_cache;            /* device accesses remembered (mmio-cache.h) */
@@ -589,7 +593,8 @@ static void vcpu_init(qemu_plugin_id_t id, unsigned int vcpu_index)
     vc->buf.blocks = qt.trace_exec_tb;
     vbuf_start(&vc->buf, vcpu_index, atomic_fetch_add(&qt.next_stream, 1),
                vc->buf.pack ? CHUNK_STAGED |
-               (qt.pack_accesses ? QTRACE_CHUNK_ACCESSES : 0) : 0);
+               (qt.pack_accesses ? QTRACE_CHUNK_ACCESSES |
+                (qt.system_mode ? QTRACE_CHUNK_PHYS : 0) : 0) : 0);
     /* A new stream starts under the events chosen by now. */
     vc->events_seen = __atomic_load_n(&ctl_events_applied, __ATOMIC_ACQUIRE);
     vc->live = true;
@@ -721,8 +726,10 @@ static qemu_plugin_vcpu_mem_cb_t pick_mem_cb(void)
     if (!qt.pack_mem) {
         return mem_access_cb;
     }
-    return qt.system_mode || qt.mem_values ? mem_access_full_cb :
-           mem_access_packed_cb;
+    if (qt.mem_values) {
+        return mem_access_full_cb;
+    }
+    return qt.system_mode ? mem_access_sys_cb : mem_access_packed_cb;
 }
 
 static void instrument_insns(struct qemu_plugin_tb *tb, struct tb_info *ti)
@@ -860,6 +867,37 @@ static int count_block(struct qemu_plugin_tb *tb, struct tb_info *ti)
     return 0;
 }
 
+/*
+ * Every instruction that may change translations, in range or not,
+ * makes the access callback forget what it knows (mem.c): before it
+ * runs, so that the accesses after it ask QEMU again. So does a reset
+ * vCPU's first block.
+ */
+static void register_flush_cbs(struct qemu_plugin_tb *tb,
+                               const struct tb_info *ti)
+{
+    uint32_t i;
+
+    for (i = 0; i < ti->n_insns; i++) {
+        struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
+        enum xlate_flush what;
+        uint8_t b[16];
+        size_t n;
+
+        n = qc_insn_bytes(insn, b, ti->insns[i].size < sizeof(b) ?
+                                   ti->insns[i].size : sizeof(b));
+        what = xlate_flush_insn(qt.xlate_isa, b, n);
+        if (i == 0 && ti->pc == xlate_reset_pc(qt.xlate_isa)) {
+            what = XLATE_FLUSH_MAP;
+        }
+        if (what != XLATE_KEEP) {
+            qemu_plugin_register_vcpu_insn_exec_cb(insn, mem_xlate_flush_cb,
+                                                   QEMU_PLUGIN_CB_NO_REGS,
+                                                   (void *)(uintptr_t)what);
+        }
+    }
+}
+
 static void vcpu_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
     size_t n = insn_extent_count(tb, qemu_plugin_tb_n_insns(tb));
@@ -885,6 +923,9 @@ static void vcpu_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
     }
     ti->pc = qemu_plugin_tb_vaddr(tb);
     ti->size = describe_insns(tb, ti, want_disas);
+    if (qt.known_xlate) {
+        register_flush_cbs(tb, ti);
+    }
     if (qt.trace_calls) {
         calls_tb_trans(tb, ti);
     }
@@ -1034,6 +1075,9 @@ static void finish_trace(int sig)
         if (vcpus[i].live) {
             stop_stream(&vcpus[i]);
         }
+    }
+    if (qt.known_xlate && qt.opts.phys_check) {
+        mem_phys_check_report();
     }
     set_end_extra(sig);
     writer_stop(sig > 0 ? "signal" : "exit");
@@ -1375,14 +1419,23 @@ static void choose_instrumentation(void)
     qt.mem_values = qc_api() >= 4 && qemu_plugin_mem_get_value;
     qt.pack_mem = qt.packed && qt.trace_exec_tb && qt.trace_mem;
     /*
-     * User-mode accesses go through the writer's access predictor
-     * (docs/format.md, "Predicted accesses"); full accesses (physical
-     * addresses, values) keep their packets. Decided for the whole run,
-     * so that each stream's chunks all read the same way, also when
-     * trace-event switches mem_access.
+     * Accesses go through the writer's access predictor (docs/format.md,
+     * "Predicted accesses"), in system mode with the translation cache
+     * that gives their physical addresses; accesses with values keep
+     * their full packets. Decided for the whole run, so that each
+     * stream's chunks all read the same way, also when trace-event
+     * switches mem_access.
      */
-    qt.pack_accesses = qt.packed && qt.trace_exec_tb && !qt.system_mode &&
-                       !qt.mem_values;
+    qt.pack_accesses = qt.packed && qt.trace_exec_tb && !qt.mem_values;
+    /*
+     * In system mode a vCPU keeps what QEMU said of a page's physical
+     * address until an instruction may change it, where the changes are
+     * told from the instructions (xlate-flush.h); elsewhere it asks for
+     * every access.
+     */
+    qt.xlate_isa = xlate_isa_of(qt.target);
+    qt.known_xlate = qt.pack_accesses && qt.system_mode && qt.trace_mem &&
+                     qt.xlate_isa != XLATE_ISA_NONE;
 }
 
 /* The first window option given, for messages. */
@@ -1685,6 +1738,8 @@ int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
         .values = qt.mem_values,
         .device_names = qt.device_names,
         .mmio_cache = qt.mmio_cache,
+        .known_xlate = qt.known_xlate && !qt.opts.phys_check,
+        .phys_check = qt.known_xlate && qt.opts.phys_check,
     });
     meta_setup(&(struct meta_cfg){
         .target = qt.target, .qemu_version = qt.qemu_version,

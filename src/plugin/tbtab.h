@@ -20,6 +20,8 @@ struct insn_info {
     uint32_t opcode;            /* first 4 code bytes, zero-padded, LE */
     uint16_t idx;               /* position in the block */
     uint8_t size;               /* bytes */
+    _Atomic uint8_t device;     /* system mode: it reached a device
+                                   (mmio-cache.h knows where) */
     char *disas;                /* QEMU's text, only for the log sink */
     _Atomic uint64_t meminfo;   /* an access: meminfo << 32 | decoded */
     _Atomic uint64_t meminfo2;  /* another (a load and a store) */

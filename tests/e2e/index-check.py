@@ -12,7 +12,7 @@ import sys
 import zlib
 
 KIND_META, KIND_DATA, KIND_END, KIND_INDEX = 1, 2, 3, 4
-PACKED, ZSTD, ACCESSES = 1, 2, 4
+PACKED, ZSTD, ACCESSES, PHYS = 1, 2, 4, 8
 M32 = 0xffffffff
 
 
@@ -193,6 +193,9 @@ def ids_of(payload, flags, cat, st):
                 n, i = varint(payload, i)
             for _ in range(n):
                 st.access()
+        elif flags & PHYS and tag == 0x8f:
+            # A translation for the next access: no record, no state here.
+            _, i = varint(payload, i)
         elif accesses and tag >= 0xb0:
             ids.add(cat['mem_access'])
             if tag == 0xff:

@@ -6,7 +6,8 @@
  * (src/plugin/pack.c) and expanded by the reader (src/format/unpack.c)
  * give back exactly what went in: strided loops, wandering addresses, a
  * block whose accesses change in number or instruction, accesses split
- * by a record or by a chunk's end, a restart in the middle of a block. A
+ * by a record or by a chunk's end, a restart in the middle of a block,
+ * physical addresses through the translation cache of system mode. A
  * strided loop costs no byte per iteration; a cut chunk never yields a
  * wrong record.
  */
@@ -47,8 +48,12 @@ struct event {
     uint32_t idx;                   /* access: instruction index */
     uint8_t info;
     uint64_t vaddr;
+    uint64_t paddr;                 /* system mode (phys_test) */
     uint64_t time;                  /* block: its start; access: insn */
 };
+
+/* The stream is system mode's: QTRACE_CHUNK_PHYS, physical addresses. */
+static bool phys_test;
 
 static struct event events[MAX_EVENTS];
 static size_t n_events;
@@ -108,12 +113,21 @@ static void stage_block(struct stage *st, const struct tb_info *tb)
     st->icount += tb->n_insns;
 }
 
-/* As mem.c stages it: the instruction's head, the info, the address. */
-static void stage_access(struct stage *st, const struct tb_info *tb,
-                         uint32_t idx, uint8_t info, uint64_t vaddr)
+/*
+ * As mem.c stages it: in system mode its translation if the cache lacks
+ * it, then the instruction's head, the info, the address.
+ */
+static void stage_access_at(struct stage *st, const struct tb_info *tb,
+                            uint32_t idx, uint8_t info, uint64_t vaddr,
+                            uint64_t paddr)
 {
     uint64_t head = tb->insns[idx].staged_head | info;
-    uint8_t *p = vbuf_reserve(&st->vb, STAGED_MEM_BYTES);
+    uint8_t *p;
+
+    if (phys_test) {
+        assert_true(pack_xlate(&st->ps, &st->vb, vaddr, paddr - vaddr));
+    }
+    p = vbuf_reserve(&st->vb, STAGED_MEM_BYTES);
 
     memcpy(p, &head, 8);
     memcpy(p + 8, &vaddr, 8);
@@ -121,8 +135,14 @@ static void stage_access(struct stage *st, const struct tb_info *tb,
     assert_true(n_events < MAX_EVENTS);
     events[n_events++] = (struct event){ .mem = true, .tb = tb,
                                          .idx = idx, .info = info,
-                                         .vaddr = vaddr,
+                                         .vaddr = vaddr, .paddr = paddr,
                                          .time = st->block_time + idx };
+}
+
+static void stage_access(struct stage *st, const struct tb_info *tb,
+                         uint32_t idx, uint8_t info, uint64_t vaddr)
+{
+    stage_access_at(st, tb, idx, info, vaddr, 0);
 }
 
 /* A record in the middle (a system call's): it is no access. */
@@ -146,6 +166,8 @@ static void stage_restart(struct stage *st, const struct tb_info *tb)
     r->hdr.size = sizeof(*r);
     r->hdr.time = st->block_time;
     r->block_insns = (uint32_t)(st->icount - st->block_time);
+    /* The vCPU resets its packing state (and its translation cache). */
+    pack_reset(&st->ps);
     pack_context(&st->vb, tb->id);
     st->any_access = false;
 }
@@ -158,7 +180,8 @@ static struct chunk *stage_pack(struct stage *st)
     char why[128] = "";
 
     st->chunk->len = (uint32_t)(st->vb.pos - st->chunk->data);
-    st->chunk->flags = CHUNK_STAGED | QTRACE_CHUNK_ACCESSES;
+    st->chunk->flags = CHUNK_STAGED | QTRACE_CHUNK_ACCESSES |
+                       (phys_test ? QTRACE_CHUNK_PHYS : 0);
     st->chunk->vcpu = 0;
     st->chunk->stream = test_stream;
     out = pack_transcode(st->chunk, why, sizeof(why));
@@ -167,7 +190,8 @@ static struct chunk *stage_pack(struct stage *st)
     }
     /* Until the stream's first access, chunks read as plain ones. */
     assert_int_equal(out->flags, QTRACE_CHUNK_PACKED |
-                     (st->chunk_access ? QTRACE_CHUNK_ACCESSES : 0));
+                     (st->chunk_access ? QTRACE_CHUNK_ACCESSES |
+                      (phys_test ? QTRACE_CHUNK_PHYS : 0) : 0));
     st->chunk_access = st->any_access;
     copy = malloc(sizeof(*out) + out->len);
     assert_non_null(copy);
@@ -258,7 +282,9 @@ static void check_record(const uint8_t *rec, const struct event *e)
     assert_int_equal(r.pc, e->tb->insns[e->idx].pc);
     assert_int_equal(r.vaddr, e->vaddr);
     assert_int_equal(r.size, packed_mem_size(e->info));
-    assert_int_equal(r.flags, packed_mem_flags(e->info));
+    assert_int_equal(r.flags, packed_mem_flags(e->info) |
+                     (phys_test ? QTRACE_MEM_HAS_PADDR : 0));
+    assert_int_equal(r.paddr, phys_test ? e->paddr : 0);
 }
 
 /*
@@ -512,6 +538,76 @@ static void test_pack_access_late_first(void **state)
     free(st.chunk);
 }
 
+/*
+ * System mode: a loop over four pages whose translations the cache
+ * holds, one page remapped half-way, a restart (which empties the cache)
+ * and chunks cut anywhere; every access gets its physical address back.
+ * Returns the packed bytes; phys_test says whether the stream is system
+ * mode's (without, the same accesses cost what they cost in user mode).
+ */
+static size_t run_phys_loop(void)
+{
+    struct stage st = { .chunk = NULL };
+    struct tb_info *a = new_block(0x406000, 4), *b = new_block(0x406100, 1);
+    const uint64_t base = 0xffff888000010000ull;
+    struct chunk *chunks[64];
+    size_t n_chunks = 0, bytes = 0;
+    uint32_t i, k;
+
+    begin_test(&st);
+    for (i = 0; i < 2000; i++) {
+        stage_block(&st, i % 5 ? a : b);
+        for (k = 0; k < (i % 5 ? 2u : 0u); k++) {
+            /* Access 0 walks the four pages, 1 stays on a stack page. */
+            uint64_t va = k ? 0xffffc90000004000ull - 8 * (i % 16) :
+                              base + (64 * i) % 0x4000;
+            uint64_t off = k ? 0x7000 - 0xffffc90000000000ull :
+                           0x12340000 - 0xffff888000000000ull +
+                           ((va >> 12) & 3) * 0x10000;
+
+            if (!k && ((va >> 12) & 3) == 2 && i >= 1000) {
+                off += 0x55000;         /* remapped */
+            }
+            stage_access_at(&st, a, k, 3, va, va + off);
+        }
+        if (i == 1500) {
+            stage_restart(&st, a);
+        }
+        if (i % 170 == 169) {
+            chunks[n_chunks++] = stage_pack(&st);
+        }
+    }
+    chunks[n_chunks++] = stage_pack(&st);
+    assert_true(n_chunks < 64);
+    expect_events(chunks, n_chunks);
+    assert_int_equal(count_events(chunks, n_chunks), n_events);
+    while (n_chunks) {
+        bytes += chunks[--n_chunks]->len;
+        free(chunks[n_chunks]);
+    }
+    free(st.chunk);
+    return bytes;
+}
+
+static void test_pack_access_phys(void **state)
+{
+    size_t user, sys;
+
+    (void)state;
+    user = run_phys_loop();
+    phys_test = true;
+    sys = run_phys_loop();
+    phys_test = false;
+    /*
+     * Translation packets only where the cache lacks a page: the five
+     * pages' first use, the remap, the five again after the restart;
+     * each a tag and a varint of at most 10 bytes.
+     */
+    print_message("user mode %zu bytes, system mode %zu\n", user, sys);
+    assert_true(sys > user);
+    assert_true(sys <= user + 11 * 11);
+}
+
 /* Every cut of a packed chunk fails or stops short: never a bad record. */
 static void test_pack_access_cut(void **state)
 {
@@ -557,6 +653,7 @@ int main(void)
         cmocka_unit_test(test_pack_access_chunks_and_restart),
         cmocka_unit_test(test_pack_access_late_first),
         cmocka_unit_test(test_pack_access_cut),
+        cmocka_unit_test(test_pack_access_phys),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
