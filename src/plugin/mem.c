@@ -209,13 +209,30 @@ static inline void stage_access(uint8_t *p, const struct insn_info *in,
     memcpy(p + sizeof(head), &vaddr, sizeof(vaddr));
 }
 
+/*
+ * Whether the access's instruction is of the block the vCPU runs. QEMU
+ * also calls back for accesses no instruction of the block makes (7.2
+ * delivering an interrupt: the IDT's and the TSS's loads, the frame's
+ * stores), naming the last instruction that had callbacks: such an
+ * access keeps its record, whose pc is that instruction's as in a raw
+ * trace, since a staged access's pc counts from the current block.
+ * User mode has none (QEMU's own accesses to guest memory there, a
+ * signal frame or a system call's buffers, make no callback), so its
+ * fast path does not ask; t071 compares with raw traces.
+ */
+static inline bool in_current_block(const struct vcpu *vc,
+                                    const struct insn_info *in)
+{
+    return in->tb->id == vc->cur_tb;
+}
+
 /* Everything mem_access_packed_cb leaves to a call. */
 static void __attribute__((noinline))
 mem_packed_slow(struct vcpu *vc, qemu_plugin_meminfo_t info, uint64_t vaddr,
                 const struct insn_info *in)
 {
-    if (!vc->buf.pack) {
-        /* Its packing state could not be allocated: a raw stream. */
+    if (!vc->buf.pack || !in_current_block(vc, in)) {
+        /* No packing state (a raw stream), or a stray access. */
         mem_record(vc, info, vaddr, in, NULL);
         return;
     }
@@ -424,7 +441,7 @@ void mem_access_sys_cb(unsigned int vcpu_index, qemu_plugin_meminfo_t info,
         return;
     }
     ps = vc->buf.pack;
-    if (!ps) {
+    if (!ps || !in_current_block(vc, in)) {
         mem_record(vc, info, vaddr, in, NULL);
         return;
     }
