@@ -40,6 +40,7 @@ struct options {
     int etrace_stall_s;         /* etrace-stall= */
     bool packed;                /* encoding=packed (default) or raw */
     bool lossy;                 /* lossy=on: drop chunks, never wait */
+    bool timeline;              /* timeline=on: host clock stamps */
     bool compress;              /* compress=zstd[:LEVEL] (default) or off */
     int zstd_level;             /* its level */
     uint32_t flush_ms;          /* flush=: oldest unwritten record, ms */
