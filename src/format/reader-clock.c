@@ -43,11 +43,22 @@ static bool clock_args(const struct qtrace_event_desc *ev, uint16_t *ns,
     return true;
 }
 
+/*
+ * META's timeline says the clock records hold stamps (every catalog of a
+ * writer that knows the clock event has it, recorded or not).
+ */
+static bool stamped(const struct qtrace_reader *rd)
+{
+    const char *clock = qtrace_reader_meta(rd, "timeline");
+
+    return !rd->etr && clock && strcmp(clock, "monotonic") == 0;
+}
+
 bool qtrace_reader_has_timeline(const struct qtrace_reader *rd)
 {
     uint16_t a, b;
 
-    return !rd->etr &&
+    return stamped(rd) &&
            clock_args(qtrace_catalog_find(&rd->cat, "clock"), &a, &b);
 }
 
@@ -60,7 +71,7 @@ int qtrace_reader_use_timeline(struct qtrace_reader *rd,
     struct reader_clock *c = &rd->clk;
     char *end;
 
-    if (rd->etr || !clock_args(ev, &c->off_ns, &c->off_resume)) {
+    if (!stamped(rd) || !clock_args(ev, &c->off_ns, &c->off_resume)) {
         qtrace_err_set(err, "no host clock stamps (the trace was recorded "
                        "without timeline=on)");
         return -ENODATA;
