@@ -863,19 +863,21 @@ static int print_records(struct dump *d)
     return trace_end_check("dump", d->path, d->rd);
 }
 
-/* "S.NNNNNNNNN " (seconds since the trace began), or "- " for none. */
+/*
+ * "S.NNNNNNNNN " (seconds since the trace began), or "- " for none;
+ * without printf, which took a third of a merged dump.
+ */
 static void line_host_time(struct dump *d, uint64_t ns)
 {
-    char buf[48];
-    int n;
+    char frac[] = "000000000 ";     /* nine digits, zero-padded */
 
     if (ns == QTRACE_MERGE_NO_TIME) {
         line_lit(d, "- ");
         return;
     }
-    n = snprintf(buf, sizeof(buf), "%" PRIu64 ".%09" PRIu64 " ",
-                 ns / 1000000000u, ns % 1000000000u);
-    line_add(d, buf, (size_t)n);
+    line_u64(d, ns / 1000000000u, '.');
+    digits_dec(frac + 9, ns % 1000000000u);
+    line_add(d, frac, sizeof(frac) - 1);
 }
 
 /*
