@@ -355,6 +355,15 @@ int qtrace_merge_next(struct qtrace_merge *m, struct qtrace_record *rec,
         qtrace_err_set(err, "%s", m->fail_msg);
         return m->failed;
     }
+    /* No vCPU stream: the planning reader's records, of no vCPU. */
+    if (m->n == 0) {
+        ret = qtrace_reader_next(m->rd, rec, err);
+        if (ret < 0) {
+            return fail(m, ret, err->msg, err);
+        }
+        *ns = QTRACE_MERGE_NO_TIME;
+        return ret;
+    }
     if (m->last) {
         s = m->last;
         m->last = NULL;
@@ -559,7 +568,10 @@ static int plan(struct qtrace_merge *m, struct qtrace_err *err)
     if (ret < 0) {
         return ret;
     }
-    qsort(m->s, m->n, sizeof(*m->s), by_begin);
+    /* A trace may have no vCPU stream (m->s is then NULL). */
+    if (m->n > 1) {
+        qsort(m->s, m->n, sizeof(*m->s), by_begin);
+    }
     m->heap = calloc(m->n + 1, sizeof(*m->heap));
     m->pending_min_order = calloc(m->n + 1, sizeof(*m->pending_min_order));
     if (!m->heap || !m->pending_min_order) {
@@ -602,6 +614,10 @@ int qtrace_merge_open(struct qtrace_reader *rd, const uint64_t *want,
     memcpy(m->sel, m->want, sizeof(m->sel));
     find_order(m);
     ret = plan(m, err);
+    /* Without a stream the planning reader hands out what there is. */
+    if (ret == 0 && m->n == 0) {
+        ret = qtrace_reader_select(rd, m->want, err);
+    }
     if (ret < 0) {
         qtrace_merge_close(m);
         return ret;

@@ -114,9 +114,9 @@ struct qtrace_reader {
 };
 
 /*
- * A DATA chunk (number no) was entered with its decoded payload: find its
- * stamps when the timeline is used (reader-clock.c). Returns 0, or
- * -ENOMEM with err set when the memory limit is reached.
+ * A DATA chunk of a vCPU (number no) was entered with its decoded
+ * payload: find its stamps when the timeline is used (reader-clock.c).
+ * Returns 0, or -ENOMEM with err set when the memory limit is reached.
  */
 int reader_clock_enter(struct qtrace_reader *rd, uint64_t no,
                        const uint8_t *payload, size_t len, uint16_t flags,

@@ -186,7 +186,8 @@ static int enter_chunk(struct qtrace_reader *rd, struct qtrace_err *err)
             return stop(rd, -EBADMSG, err, "chunk %" PRIu64 " at offset 0x%"
                         PRIx64 ": %s", no, off, why);
         }
-        if (reader_clock_enter(rd, no, payload, len, hdr.flags, err) < 0) {
+        if (hdr.vcpu != QTRACE_VCPU_NONE &&
+            reader_clock_enter(rd, no, payload, len, hdr.flags, err) < 0) {
             return stop(rd, -ENOMEM, err, "chunk %" PRIu64 " at offset 0x%"
                         PRIx64 ": %s", no, off, err->msg);
         }

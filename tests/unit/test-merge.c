@@ -325,6 +325,28 @@ static void test_reader_host_time_of_each_record(void **state)
 }
 
 /* Without META's timeline the clock event means nothing: refused. */
+/*
+ * A stamped trace with no vCPU stream at all (its one chunk is of no
+ * vCPU): the merge has nothing to order and hands out that chunk's note.
+ */
+static void test_merge_of_no_vcpu_stream(void **state)
+{
+    char *path = temp_path();
+    struct qtrace_writer *w = open_trace(path, meta_stamped);
+    struct payload n = { .len = 0 };
+    char text[128];
+
+    (void)state;
+    rec(&n, EV_NOTE, 0, 9, 0);
+    chunk(w, QTRACE_VCPU_NONE, 0, &n);
+    close_trace(w);
+
+    merge_text(path, text, sizeof(text));
+    assert_string_equal(text, "note:9@-");
+    unlink(path);
+    free(path);
+}
+
 static void test_merge_without_stamps_is_refused(void **state)
 {
     char *path = temp_path();
@@ -357,6 +379,7 @@ int main(void)
         cmocka_unit_test(test_merge_pause_orders_one_count),
         cmocka_unit_test(test_merge_order_points_win_over_clock),
         cmocka_unit_test(test_reader_host_time_of_each_record),
+        cmocka_unit_test(test_merge_of_no_vcpu_stream),
         cmocka_unit_test(test_merge_without_stamps_is_refused),
     };
 
