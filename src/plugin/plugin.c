@@ -35,7 +35,6 @@
 #include "pack.h"
 #include "ring-restart.h"
 #include "sink.h"
-#include "stamp.h"
 #include "tbcount.h"
 #include "tbtab.h"
 #include "vbuf.h"
@@ -588,7 +587,7 @@ static void vcpu_init(qemu_plugin_id_t id, unsigned int vcpu_index)
     vc->buf.on_drop = vcpu_dropped;
     vc->buf.on_cross = ctl_switch_cross;
     vc->buf.on_chunk = qt.opts.ring_bytes ? ring_restart : NULL;
-    vc->buf.put_stamp = qt.trace_clock ? stamp_put : NULL;
+    vc->buf.stamps = qt.trace_clock;
     vc->buf.pause_pending = false;
     vc->buf.blocks = qt.trace_exec_tb;
     vbuf_start(&vc->buf, vcpu_index, atomic_fetch_add(&qt.next_stream, 1),

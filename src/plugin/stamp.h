@@ -13,11 +13,12 @@
 #include "vbuf.h"
 
 /*
- * A vbuf's put_stamp: a clock record (time: the vCPU's instruction
- * count, *vb->icount) at `at`, wrapped in a record packet in a staged
- * stream. Returns its bytes, at most VBUF_STAMP_MAX. On the vCPU's
- * thread, or the writer thread's while the vCPU is parked; no lock, no
- * allocation, no system call.
+ * A clock record saying that the vCPU ran nothing from host time ns to
+ * resume_ns (time: the vCPU's instruction count, *vb->icount) at `at`
+ * (room for VBUF_STAMP_MAX bytes there), wrapped in a record packet in
+ * a staged stream. Returns its bytes. Called by vbuf.c when vb->stamps
+ * is set, on the vCPU's thread, or the writer thread's while the vCPU
+ * is parked; no lock, no allocation, no system call.
  */
 uint32_t stamp_put(struct vbuf *vb, uint8_t *at, uint64_t ns,
                    uint64_t resume_ns);

@@ -10,6 +10,7 @@
 
 #include "qtrace/format.h"
 #include "pack.h"
+#include "stamp.h"
 #include "vbuf.h"
 #include "writer.h"
 
@@ -44,7 +45,7 @@ uint64_t vbuf_clock_ns(void)
  */
 static void put_stamp(struct vbuf *vb, uint64_t ns, uint64_t resume_ns)
 {
-    vb->pos += vb->put_stamp(vb, vb->pos, ns, resume_ns);
+    vb->pos += stamp_put(vb, vb->pos, ns, resume_ns);
     vb->n_records++;
 }
 
@@ -57,7 +58,7 @@ static void stamp_begin(struct vbuf *vb)
 {
     uint64_t now;
 
-    if (vb->put_stamp && vb->chunk) {
+    if (vb->stamps && vb->chunk) {
         now = vbuf_clock_ns();
         put_stamp(vb, now, now);
     }
@@ -116,7 +117,7 @@ static void detach(struct vbuf *vb)
     if (!c) {
         return;
     }
-    if (vb->put_stamp) {
+    if (vb->stamps) {
         uint64_t now = vbuf_clock_ns();
 
         /*

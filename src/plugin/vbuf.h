@@ -100,6 +100,13 @@ struct vbuf {
     bool stopped;               /* vbuf_stop: no chunk until vbuf_start */
     bool off;
     bool blocks;
+    /*
+     * timeline=on: vbuf.c writes a clock record (stamp.h) where a chunk
+     * begins and ends and where a pause ends, on the vCPU's thread, or
+     * on the writer thread for a parked vCPU whose chunk it takes.
+     */
+    bool stamps;
+    bool pause_pending;         /* parked at park_ns, not stamped yet */
     uint64_t discarded;         /* records given up while off */
     uint64_t file_icount;       /* *icount where the current file began */
     void (*on_cross)(struct vbuf *vb, enum vbuf_cross how, uint64_t time);
@@ -109,18 +116,7 @@ struct vbuf {
      * made it take one; NULL: nothing to do (ring-restart.h).
      */
     void (*on_chunk)(struct vbuf *vb, uint32_t size);
-    /*
-     * timeline=on (stamp.h): write a clock record at `at` (room for
-     * VBUF_STAMP_MAX bytes there) saying that the vCPU ran nothing from
-     * host time ns to resume_ns, and return its bytes; NULL: no stamps.
-     * vbuf.c calls it where a chunk begins and ends and where a pause
-     * ends, on the vCPU's thread, or on the writer thread for a parked
-     * vCPU whose chunk it takes.
-     */
-    uint32_t (*put_stamp)(struct vbuf *vb, uint8_t *at, uint64_t ns,
-                          uint64_t resume_ns);
     uint64_t park_ns;           /* host clock at vbuf_park (stamps only) */
-    bool pause_pending;         /* parked at park_ns, not stamped yet */
 };
 
 /*
@@ -196,7 +192,7 @@ uint64_t vbuf_clock_ns(void);
  */
 static inline void vbuf_park(struct vbuf *vb)
 {
-    if (vb->put_stamp) {
+    if (vb->stamps) {
         vb->park_ns = vbuf_clock_ns();
         vb->pause_pending = true;
     }
