@@ -45,7 +45,8 @@ int qtrace_merge_open(struct qtrace_reader *rd, const uint64_t *want,
  * nanoseconds since the trace began, or QTRACE_MERGE_NO_TIME for a record
  * of no vCPU, handed out once, before the first record of a stream that
  * follows it in the file), 0 at the end, -errno with err set when a
- * stream's reading stopped early. rec is valid until the next call.
+ * stream's reading stopped early. rec is valid until the next call. A
+ * trace without a vCPU stream hands out its records in file order.
  */
 int qtrace_merge_next(struct qtrace_merge *m, struct qtrace_record *rec,
                       uint64_t *ns, struct qtrace_err *err);
