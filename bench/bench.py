@@ -81,6 +81,9 @@ MODES = [
      "instr-arg=out={dir}/cover.txt",
      "counts, and the example coverage collector (a callback per block)"),
     ("blocks", "events=tb_trans;exec_tb", "ordered block trace"),
+    ("blocks+timeline", "events=tb_trans;exec_tb,timeline=on",
+     "block trace with host clock stamps (a clock record where each "
+     "chunk begins and ends and where the vCPU stood still)"),
     ("blocks+ring", "events=tb_trans;exec_tb,ring=4M",
      "block trace as a flight recorder: the last 4M of blocks per vCPU "
      "kept in memory, written at exit"),

@@ -74,6 +74,9 @@ record asm-arm-packed asm-arm 'tb_trans,exec_tb,mem_access' \
 record syscalls-x86_64 syscalls-x86_64 'syscall,syscall_ret' \
     encoding=raw compress=off
 record calls-dyn-x86_64 calls-dyn-x86_64 'func_*' compress=off
+# Host clock stamps and order points of five threads (dump --merge).
+record threads-x86_64-timeline threads-x86_64 'syscall,syscall_ret,order,vcpu_*' \
+    timeline=on encoding=raw compress=off
 record asm-x86_64-etrace asm-x86_64 'exec_tb' \
     "etrace=$WORK/asm-x86_64.etr" etrace-flags=all
 record asm-aarch64-etrace asm-aarch64 'exec_tb' \

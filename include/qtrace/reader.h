@@ -176,6 +176,62 @@ void qtrace_reader_set_progress(struct qtrace_reader *rd,
 int qtrace_reader_charge(struct qtrace_reader *rd, uint64_t bytes,
                          struct qtrace_err *err);
 
+/*
+ * A second reader of the same trace file as rd, for reading another part
+ * of it alongside (one vCPU stream while rd reads another): it shares
+ * nothing with rd but the file, and takes a copy of rd's chunk index
+ * when rd has one ready (loaded, or rebuilt from a trace cut short), so
+ * that selecting in it costs no second pass; it uses the timeline when
+ * rd does. Returns 0 and *out, or -errno with err set.
+ */
+int qtrace_reader_reopen(const struct qtrace_reader *rd,
+                         struct qtrace_reader **out, struct qtrace_err *err);
+
+/*
+ * Host time (docs/format.md, "Timeline"). A trace recorded with
+ * timeline=on holds clock records: stamps of the recording host's
+ * CLOCK_MONOTONIC where each chunk of a vCPU stream begins and ends and
+ * where the vCPU stood still. From them every record of a vCPU gets a
+ * time on one clock for all vCPUs, placed between the stamps around it
+ * by its instruction count.
+ *
+ * Whether the trace has them (its catalog has the clock event).
+ */
+bool qtrace_reader_has_timeline(const struct qtrace_reader *rd);
+
+/*
+ * Find the stamps of each chunk entered from now on (call it before the
+ * first qtrace_reader_next, or rewind), for qtrace_reader_host_time.
+ * Returns 0, or -ENODATA with err saying that the trace has no stamps.
+ */
+int qtrace_reader_use_timeline(struct qtrace_reader *rd,
+                               struct qtrace_err *err);
+
+/*
+ * The host time of rec, the record qtrace_reader_next handed out last:
+ * nanoseconds since the trace began (META timeline_origin), between the
+ * resume of the stamp before it and the stop of the stamp after it in
+ * its stream, in proportion to its instruction count; a clock record's
+ * own is its stop (ns). Within a chunk the times never go back. false
+ * for a record of no vCPU (tb_trans), of a chunk without stamps, or
+ * before qtrace_reader_use_timeline.
+ */
+bool qtrace_reader_host_time(const struct qtrace_reader *rd,
+                             const struct qtrace_record *rec, uint64_t *ns);
+
+/*
+ * The host times (as qtrace_reader_host_time's) of the first and last
+ * stamps of DATA chunk chunk_seq, read from the file by the trace's
+ * index without handing out records: where a stream begins and ends.
+ * Uses the timeline (qtrace_reader_use_timeline) and rewinds the
+ * reading. Returns 0, -ENODATA when the trace or the chunk has no
+ * stamps, -ENOENT when the index lists no such chunk, -EBADMSG when it
+ * cannot be read; err says why.
+ */
+int qtrace_reader_chunk_span(struct qtrace_reader *rd, uint64_t chunk_seq,
+                             uint64_t *first_ns, uint64_t *last_ns,
+                             struct qtrace_err *err);
+
 /* Value of an END key ("records", "lost", ...) once the END was read. */
 const char *qtrace_reader_end(const struct qtrace_reader *rd,
                               const char *key);

@@ -94,6 +94,10 @@ static const char usage[] =
     "                           bytes of records per vCPU (e.g. 4M) and\n"
     "                           write them at exit, on a crash and at\n"
     "                           'qtrace ctl SOCKET snapshot' (-O ring=SIZE)\n"
+    "      --timeline           stamp each vCPU's buffers and pauses with\n"
+    "                           the host's clock, so that 'qtrace dump\n"
+    "                           --merge' and the converters put every\n"
+    "                           vCPU on one timeline (-O timeline=on)\n"
     "      --ctl[=SOCKET]       serve the control socket SOCKET (default\n"
     "                           OUTPUT.ctl) while PROGRAM runs, for\n"
     "                           'qtrace ctl' (-O ctl=SOCKET)\n"
@@ -143,7 +147,7 @@ static const char usage[] =
 enum {
     OPT_QEMU = 256, OPT_BACKEND, OPT_INSTR, OPT_INSTR_ARG, OPT_CTL, OPT_RING,
     OPT_START_AT, OPT_STOP_AT, OPT_STOP_AFTER, OPT_SNAPSHOT_AT, OPT_SYSTEM, OPT_ARCH, OPT_KERNEL,
-    OPT_INITRD, OPT_APPEND,
+    OPT_INITRD, OPT_APPEND, OPT_TIMELINE,
 };
 
 static const struct option long_opts[] = {
@@ -157,6 +161,7 @@ static const struct option long_opts[] = {
     { "instr-arg", required_argument, NULL, OPT_INSTR_ARG },
     { "ctl", optional_argument, NULL, OPT_CTL },
     { "ring", required_argument, NULL, OPT_RING },
+    { "timeline", no_argument, NULL, OPT_TIMELINE },
     { "start-at", required_argument, NULL, OPT_START_AT },
     { "stop-at", required_argument, NULL, OPT_STOP_AT },
     { "stop-after", required_argument, NULL, OPT_STOP_AFTER },
@@ -425,6 +430,10 @@ static int parse_opts(int argc, char **argv, struct record_opts *opts)
             break;
         case OPT_RING:
             ret = add_ring(opts, optarg);
+            break;
+        case OPT_TIMELINE:
+            /* A literal, never freed: the list keeps pointers only. */
+            ret = add_option(opts, (char *)"timeline=on");
             break;
         case OPT_CTL:
             if (optarg && optarg[0] == '\0') {

@@ -10,7 +10,9 @@
  *
  * Time: ts is in microseconds and the trace's clock is each vCPU's
  * instruction count, written as nanoseconds: ts 12.345 is instruction
- * 12345 of that vCPU. "displayTimeUnit" comes first in the file (the
+ * 12345 of that vCPU; or, in a trace with host clock stamps
+ * (timeline=on), the host's time since the trace began, one clock for
+ * every vCPU, which otherData.clock says. "displayTimeUnit" comes first in the file (the
  * Perfetto importer only honours it there) and "traceEvents" last (it
  * stops at a top-level key it does not know). Strings are kept to what
  * every importer parses: control characters and bytes that are not
@@ -107,7 +109,7 @@ static void put_cstr(FILE *f, const char *s)
     put_str(f, s, strlen(s));
 }
 
-/* Instructions as microseconds: 12345 -> 12.345. */
+/* Instructions or nanoseconds as microseconds: 12345 -> 12.345. */
 static void put_ts(FILE *f, uint64_t insns)
 {
     fprintf(f, "%" PRIu64 ".%03u", insns / 1000, (unsigned)(insns % 1000));
@@ -278,13 +280,22 @@ static void put_head(struct conv_chrome *c, struct qtrace_reader *rd,
     fputs("\"otherData\":{\"producer\":\"qtrace convert --to chrome\","
           "\"source\":", c->f);
     put_cstr(c->f, trace_path);
-    fputs(",\"clock\":\"guest instructions of each vCPU, counted from 0 "
-          "per vCPU, written as nanoseconds (ts 1.000 us = 1000 "
-          "instructions)\"", c->f);
+    if (timeline_is_host(c->tl)) {
+        fputs(",\"clock\":\"host time: nanoseconds of the recording "
+              "host's CLOCK_MONOTONIC since the trace began, one clock for "
+              "every vCPU, each record placed between the stamps of its "
+              "vCPU by its instruction count (qtrace docs/format.md, "
+              "Timeline)\"", c->f);
+    } else {
+        fputs(",\"clock\":\"guest instructions of each vCPU, counted "
+              "from 0 per vCPU, written as nanoseconds (ts 1.000 us = 1000 "
+              "instructions)\"", c->f);
+    }
     qtrace_reader_meta_each(rd, put_meta_key, c->f);
     fputs("},\n\"traceEvents\":[\n", c->f);
-    snprintf(name, sizeof(name), "%s [1 ns = 1 guest instruction]",
-             timeline_program(c->tl));
+    snprintf(name, sizeof(name), "%s %s", timeline_program(c->tl),
+             timeline_is_host(c->tl) ? "[host time]" :
+             "[1 ns = 1 guest instruction]");
     put_meta(c, "process_name", TIMELINE_GLOBAL, "name", name, 0);
 }
 

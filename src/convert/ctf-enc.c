@@ -307,11 +307,15 @@ static const char tsdl_head[] =
     "uint64_t;\n"
     "\n";
 
-static const char tsdl_clock_stream[] =
+/*
+ * The clock the timestamps count in, and the stream class built on it:
+ * the first %s is the clock's name, then its description; the type of
+ * the timestamps is NAME_t.
+ */
+static const char tsdl_clock[] =
     "clock {\n"
-    "\tname = \"insns\";\n"
-    "\tdescription = \"guest instructions the vCPU had started; each vCPU "
-    "counts its own from 0; one instruction shown as 1 ns\";\n"
+    "\tname = \"%s\";\n"
+    "\tdescription = \"%s\";\n"
     "\tfreq = 1000000000;\n"
     "\tprecision = 0;\n"
     "\toffset_s = 0;\n"
@@ -320,13 +324,13 @@ static const char tsdl_clock_stream[] =
     "};\n"
     "\n"
     "typealias integer { size = 64; align = 8; signed = false; "
-    "map = clock.insns.value; } := insns_t;\n"
+    "map = clock.%s.value; } := %s_t;\n"
     "\n"
     "stream {\n"
     "\tid = 0;\n"
     "\tpacket.context := struct {\n"
-    "\t\tinsns_t timestamp_begin;\n"
-    "\t\tinsns_t timestamp_end;\n"
+    "\t\t%s_t timestamp_begin;\n"
+    "\t\t%s_t timestamp_end;\n"
     "\t\tuint64_t content_size;\n"
     "\t\tuint64_t packet_size;\n"
     "\t\tuint64_t packet_seq_num;\n"
@@ -336,13 +340,26 @@ static const char tsdl_clock_stream[] =
     "\t};\n"
     "\tevent.header := struct {\n"
     "\t\tuint16_t id;\n"
-    "\t\tinsns_t timestamp;\n"
+    "\t\t%s_t timestamp;\n"
     "\t};\n"
     "};\n";
 
+static void put_clock(FILE *f, enum ctf_clock clock)
+{
+    const char *name = clock == CTF_CLOCK_HOST ? "host" : "insns";
+    const char *what = clock == CTF_CLOCK_HOST ?
+        "the recording host's CLOCK_MONOTONIC, nanoseconds since the trace "
+        "began, one clock for every vCPU (each record placed between its "
+        "vCPU's clock stamps by its instruction count)" :
+        "guest instructions the vCPU had started; each vCPU counts its own "
+        "from 0; one instruction shown as 1 ns";
+
+    fprintf(f, tsdl_clock, name, what, name, name, name, name, name);
+}
+
 int ctf_metadata_write(FILE *f, const struct qtrace_catalog *cat,
                        const bool *want, const uint8_t uuid[16],
-                       const struct qtrace_reader *env)
+                       const struct qtrace_reader *env, enum ctf_clock clock)
 {
     unsigned int id;
 
@@ -361,7 +378,7 @@ int ctf_metadata_write(FILE *f, const struct qtrace_catalog *cat,
         qtrace_reader_meta_each(env, put_env, f);
     }
     fputs("};\n\n", f);
-    fputs(tsdl_clock_stream, f);
+    put_clock(f, clock);
     for (id = 1; id <= cat->n_events; id++) {
         const struct qtrace_event_desc *ev = &cat->events[id];
 

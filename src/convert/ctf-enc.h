@@ -22,7 +22,9 @@
  *                   field NAME_len then a uint8 sequence NAME
  * "insns" is a 64-bit unsigned integer mapped to the clock "insns":
  * guest instructions the vCPU had started, freq 1 GHz so that readers
- * print one instruction as one nanosecond.
+ * print one instruction as one nanosecond; in a trace with host clock
+ * stamps (timeline=on) the type is "host", mapped to the clock "host":
+ * nanoseconds since the trace began, one clock for every vCPU.
  */
 #ifndef QTRACE_CONVERT_CTF_ENC_H
 #define QTRACE_CONVERT_CTF_ENC_H
@@ -82,16 +84,22 @@ void ctf_packet_finish(struct ctf_packet *p,
 
 void ctf_packet_free(struct ctf_packet *p);
 
+/* The clock of the timestamps (see the layout above). */
+enum ctf_clock {
+    CTF_CLOCK_INSNS,                /* each vCPU's instruction count */
+    CTF_CLOCK_HOST,                 /* host time, since the trace began */
+};
+
 /*
  * The metadata of a trace with catalog cat, showing the events whose
  * ids are set in want (NULL: all), into f: the TSDL text that starts
  * with the "/" "* CTF 1.8 *" "/" signature. env holds the trace's META
- * keys (qtrace_reader_meta_each of rd; NULL: none). Returns 0, or -errno
- * of the failed write.
+ * keys (qtrace_reader_meta_each of rd; NULL: none); clock the clock of
+ * the timestamps. Returns 0, or -errno of the failed write.
  */
 int ctf_metadata_write(FILE *f, const struct qtrace_catalog *cat,
                        const bool *want, const uint8_t uuid[16],
-                       const struct qtrace_reader *env);
+                       const struct qtrace_reader *env, enum ctf_clock clock);
 
 /*
  * The field name an argument gets: name itself, or "_name" for a TSDL

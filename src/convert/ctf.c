@@ -16,6 +16,10 @@
  * discarded events. A time below its stream's last one (a damaged
  * trace; records of no vCPU carry the time of whichever vCPU wrote
  * them) is raised to it: CTF readers need each stream in time order.
+ * In a trace with host clock stamps (timeline=on) the clock is the
+ * host's, one for every stream, so that babeltrace2 shows the streams
+ * in one time order; records of no vCPU then take the latest host time
+ * met before them.
  * Runs in the qtrace command, single-threaded.
  */
 #include <errno.h>
@@ -51,6 +55,8 @@ struct conv_ctf {
     const struct qtrace_event_desc *lost;
     int lost_records;               /* its "records" argument, -1 */
     uint64_t events;                /* written */
+    bool host;                      /* times are host times */
+    uint64_t latest;                /* the latest host time met */
 };
 
 static void free_stream(void *p)
@@ -143,7 +149,17 @@ static int ctf_record(struct conv *cv, const struct qtrace_record *rec,
         qtrace_err_set(err, "%s", strerror(ENOMEM));
         return -ENOMEM;
     }
-    time = rec->time > st->last_time ? rec->time : st->last_time;
+    time = rec->time;
+    if (c->host) {
+        if (rec->vcpu == QTRACE_VCPU_NONE ||
+            !qtrace_reader_host_time(cv->rd, rec, &time)) {
+            time = rec->vcpu == QTRACE_VCPU_NONE ? c->latest : st->last_time;
+        }
+        if (time > c->latest) {
+            c->latest = time;
+        }
+    }
+    time = time > st->last_time ? time : st->last_time;
     st->last_time = time;
     if (rec->ev == c->lost) {
         /*
@@ -199,7 +215,8 @@ static int write_metadata(struct conv_ctf *c, struct conv *cv,
         e = errno;
     } else {
         e = -ctf_metadata_write(f, qtrace_reader_catalog(cv->rd), c->want,
-                                c->uuid, cv->rd);
+                                c->uuid, cv->rd, c->host ? CTF_CLOCK_HOST :
+                                                           CTF_CLOCK_INSNS);
         if (fclose(f) != 0 && !e) {
             e = errno ? errno : EIO;
         }
@@ -230,6 +247,9 @@ static int ctf_begin(struct conv *cv, const char *out, struct qtrace_err *err)
         }
     }
     make_uuid(c, cv->rd);
+    /* One clock for every stream when the trace has its stamps. */
+    c->host = qtrace_reader_has_timeline(cv->rd) &&
+              qtrace_reader_use_timeline(cv->rd, err) == 0;
     return write_metadata(c, cv, err);
 }
 

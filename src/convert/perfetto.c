@@ -24,7 +24,10 @@
  * stream and then two or three bytes per event. Each sequence's packets
  * are in time order (a stream's records are), which every sorter takes.
  * Timestamps are the stream's instruction counts as nanoseconds of the
- * default clock.
+ * default clock, or in a trace with host clock stamps (timeline=on) the
+ * host's nanoseconds since the trace began, one clock for all streams;
+ * the process's name says which ("[1 ns = 1 guest instruction]" or
+ * "[host time]").
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -398,14 +401,18 @@ static const struct timeline_ops perfetto_timeline_ops = {
     on_track, on_begin, on_end, on_instant,
 };
 
+/* What the process's name says of the clock (and perfetto_is_own finds). */
+#define INSNS_MARK "[1 ns = 1 guest instruction]"
+#define HOST_MARK "[host time]"
+
 /* The process track, first packet of the file (and of sequence 1). */
 static int put_process(struct conv_perfetto *p, struct qtrace_err *err)
 {
     char name[320];
     pb_mark td, pd;
 
-    snprintf(name, sizeof(name), "%s [1 ns = 1 guest instruction]",
-             timeline_program(p->tl));
+    snprintf(name, sizeof(name), "%s %s", timeline_program(p->tl),
+             timeline_is_host(p->tl) ? HOST_MARK : INSNS_MARK);
     start_first_packet(p, &p->global);
     td = pb_begin(&p->pkt, TP_TRACK_DESCRIPTOR);
     pb_uint(&p->pkt, TD_UUID, PROCESS_UUID);
@@ -515,7 +522,6 @@ static int perfetto_end(struct conv *cv, bool complete,
 /* Whether out starts with the process packet put_process writes. */
 static bool perfetto_is_own(const char *out)
 {
-    static const char mark[] = "[1 ns = 1 guest instruction]";
     uint8_t head[512];
     FILE *f = fopen(out, "rb");
     uint64_t len;
@@ -533,7 +539,10 @@ static bool perfetto_is_own(const char *out)
     if (k == 0 || len > n - 1 - k) {
         return false;
     }
-    return memmem(head + 1 + k, (size_t)len, mark, sizeof(mark) - 1) != NULL;
+    return memmem(head + 1 + k, (size_t)len, INSNS_MARK,
+                  sizeof(INSNS_MARK) - 1) != NULL ||
+           memmem(head + 1 + k, (size_t)len, HOST_MARK,
+                  sizeof(HOST_MARK) - 1) != NULL;
 }
 
 const struct conv_ops conv_perfetto_ops = {

@@ -71,6 +71,9 @@ struct timeline {
     struct qtrace_err *err;         /* where a callback's failure goes */
     int failed;                     /* its -errno, 0 */
     struct timeline_counts counts;
+    bool host;                      /* times are host times (the trace's
+                                       clock stamps), not instructions */
+    uint64_t latest;                /* the latest host time met */
     char program[256];
     char sys_name[32];              /* "syscall_N" */
 };
@@ -434,8 +437,10 @@ int timeline_record(struct timeline *tl, const struct qtrace_record *rec,
     }
     tl->err = err;
     if (rec->vcpu == QTRACE_VCPU_NONE) {
+        /* On the host clock, what was met last: when it was written. */
         if (te->kind == TL_INSTANT) {
-            do_instant(tl, rec, TIMELINE_GLOBAL, rec->time);
+            do_instant(tl, rec, TIMELINE_GLOBAL,
+                       tl->host ? tl->latest : rec->time);
         }
         return tl->failed;
     }
@@ -444,7 +449,14 @@ int timeline_record(struct timeline *tl, const struct qtrace_record *rec,
         qtrace_err_set(err, "%s", strerror(ENOMEM));
         return -ENOMEM;
     }
-    time = rec->time > tl->cur->last_time ? rec->time : tl->cur->last_time;
+    time = rec->time;
+    if (tl->host && !qtrace_reader_host_time(tl->rd, rec, &time)) {
+        time = tl->cur->last_time;
+    }
+    time = time > tl->cur->last_time ? time : tl->cur->last_time;
+    if (time > tl->latest) {
+        tl->latest = time;
+    }
     tl->cur->last_time = time;
     switch (te->kind) {
     case TL_FUNC:
@@ -613,6 +625,9 @@ struct timeline *timeline_new(struct qtrace_reader *rd, const bool *want,
         tl->sr_ret = -1;
     }
     tl->syscalls = qtrace_syscall_table_find(arch ? arch : "");
+    /* Every stream on the host's clock when the trace has its stamps. */
+    tl->host = qtrace_reader_has_timeline(rd) &&
+               qtrace_reader_use_timeline(rd, err) == 0;
     set_program(tl);
     if (classify(tl, cat, want)) {
         tl->syms = qtrace_symbols_new();
@@ -654,9 +669,14 @@ const char *timeline_program(const struct timeline *tl)
     return tl->program;
 }
 
+bool timeline_is_host(const struct timeline *tl)
+{
+    return tl->host;
+}
+
 const char *const timeline_default_hidden[] = {
     "exec_tb", "exec_insn", "mem_access", "tb_trans", "tb_count", "order",
-    NULL,
+    "clock", NULL,
 };
 
 int timeline_check_shown(const struct timeline *tl, const char *trace_path,

@@ -16,6 +16,11 @@
  * a successful execve), and what is open when a stream ends is closed at
  * its last record's time. A time below its stream's last one (a damaged
  * trace) is raised to it, so viewers see no slice end before it begins.
+ *
+ * Times are each stream's instruction counts, or, in a trace with host
+ * clock stamps (timeline=on; docs/format.md, "Timeline"), host times in
+ * nanoseconds since the trace began, one clock for every stream; records
+ * of no vCPU then take the latest host time met before them.
  */
 #ifndef QTRACE_CONVERT_TIMELINE_H
 #define QTRACE_CONVERT_TIMELINE_H
@@ -52,7 +57,8 @@ struct timeline_arg {
 
 struct timeline_event {
     uint32_t stream;                /* its track, or TIMELINE_GLOBAL */
-    uint64_t time;                  /* guest instructions of the stream */
+    uint64_t time;                  /* guest instructions of the stream,
+                                       or host ns (timeline_is_host) */
     const char *name;               /* NUL-terminated; NULL on slice ends */
     const char *cat;                /* "call", "syscall", "event" or the
                                        library of a LIB:EVENT */
@@ -112,6 +118,9 @@ void timeline_free(struct timeline *tl);    /* NULL is a no-op */
 
 const struct timeline_counts *timeline_counts(const struct timeline *tl);
 
+/* Whether times are host times (the trace's clock stamps). */
+bool timeline_is_host(const struct timeline *tl);
+
 /*
  * The guest's process name for the viewers: the program's base name
  * (META binary), or "guest".
@@ -131,7 +140,8 @@ int timeline_check_shown(const struct timeline *tl, const char *trace_path,
  * The events left out unless -e selects them: those of every block,
  * instruction and access (millions of points a second of guest time,
  * which make a timeline unreadable and its file huge), translations,
- * block counts and order points. NULL-terminated.
+ * block counts, order points and clock stamps (which make the times).
+ * NULL-terminated.
  */
 extern const char *const timeline_default_hidden[];
 

@@ -31,7 +31,7 @@ struct field_need {
     enum need need;
 };
 
-/* Keep in step with unpack_init() and docs/format.md. */
+/* Keep in step with unpack_init(), reader-clock.c and docs/format.md. */
 static const struct field_need needs[] = {
     { "exec_tb", "pc", NEED_INT64 },
     { "exec_tb", "tb", NEED_INT32 },
@@ -57,6 +57,8 @@ static const struct field_need needs[] = {
     { "func_exit", "kind", NEED_INT8 },
     { "lost", "records", NEED_INT64 },
     { "lost", "block_insns", NEED_INT32 },
+    { "clock", "ns", NEED_INT64 },
+    { "clock", "resume_ns", NEED_INT64 },
 };
 
 static unsigned int need_width(enum need n)

@@ -107,14 +107,19 @@ static int scan_access_packet(uint8_t tag, const uint8_t **pp,
     return 0;
 }
 
-/* One packet after its tag; returns the bytes left to skip, or -1. */
+/*
+ * One packet after its tag; returns 0, or -1 when it is malformed. *recp
+ * gets the record a record packet carries, NULL for other packets.
+ */
 static int scan_packet(uint8_t tag, const uint8_t *base, const uint8_t **pp,
                        const uint8_t *end, bool accesses,
                        const struct index_ids *ids, uint64_t *mask,
-                       uint64_t *blocks)
+                       uint64_t *blocks, const uint8_t **recp)
 {
     const uint8_t *rec;
     uint32_t size;
+
+    *recp = NULL;
 
     if (tag <= PK_BLOCK_SHORT_MAX || tag == PK_BLOCK || tag == PK_RUN) {
         index_mask_set(mask, ids->exec_tb);
@@ -155,6 +160,7 @@ static int scan_packet(uint8_t tag, const uint8_t *base, const uint8_t **pp,
     }
     index_mask_set(mask, load16(rec));
     *pp = rec + size;
+    *recp = rec;
     return 0;
 }
 
@@ -162,7 +168,7 @@ int index_scan_blocks(const uint8_t *p, size_t len, uint16_t flags,
                       const struct index_ids *ids, uint64_t *mask,
                       uint64_t *blocks)
 {
-    const uint8_t *base = p, *end = p + len;
+    const uint8_t *base = p, *end = p + len, *rec;
     bool accesses = flags & QTRACE_CHUNK_ACCESSES;
 
     *blocks = 0;
@@ -173,8 +179,43 @@ int index_scan_blocks(const uint8_t *p, size_t len, uint16_t flags,
         uint8_t tag = *p++;
 
         if (scan_packet(tag, base, &p, end, accesses, ids, mask,
-                        blocks) < 0) {
+                        blocks, &rec) < 0) {
             return -1;
+        }
+    }
+    return 0;
+}
+
+int index_each_record(const uint8_t *p, size_t len, uint16_t flags,
+                      index_record_fn fn, void *arg)
+{
+    static const struct index_ids no_ids;
+    const uint8_t *base = p, *end = p + len, *rec;
+    bool accesses = flags & QTRACE_CHUNK_ACCESSES;
+    uint64_t mask[INDEX_WORDS] = { 0 }, blocks = 0;
+    uint32_t size;
+
+    if (!(flags & QTRACE_CHUNK_PACKED)) {
+        while (end - p >= (ptrdiff_t)sizeof(struct qtrace_rec)) {
+            size = load16(p + 2);
+            if (size < sizeof(struct qtrace_rec) || size % QTRACE_REC_ALIGN ||
+                size > (size_t)(end - p)) {
+                return -1;
+            }
+            fn(arg, p, size);
+            p += size;
+        }
+        return p == end ? 0 : -1;
+    }
+    while (p < end) {
+        uint8_t tag = *p++;
+
+        if (scan_packet(tag, base, &p, end, accesses, &no_ids, mask,
+                        &blocks, &rec) < 0) {
+            return -1;
+        }
+        if (rec) {
+            fn(arg, rec, (size_t)(p - rec));
         }
     }
     return 0;

@@ -84,6 +84,18 @@ int index_scan_blocks(const uint8_t *p, size_t len, uint16_t flags,
                       const struct index_ids *ids, uint64_t *mask,
                       uint64_t *blocks);
 
+/* A record of a payload: its bytes (size from its header, checked). */
+typedef void (*index_record_fn)(void *arg, const uint8_t *rec, size_t size);
+
+/*
+ * Call fn for every record a decoded DATA payload carries as it is (every
+ * record of a raw payload, the record packets of a packed one: what no
+ * packet rebuilds), in order, without expanding anything. Returns 0, or
+ * -1 when the payload is malformed (fn has seen what came before).
+ */
+int index_each_record(const uint8_t *p, size_t len, uint16_t flags,
+                      index_record_fn fn, void *arg);
+
 /*
  * Append an entry (copied); 0, or -ENOMEM with ix->why saying whether
  * the memory or ix's budget ran out.

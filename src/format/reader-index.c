@@ -290,8 +290,7 @@ static void find_needed(struct qtrace_reader *rd, const uint64_t *want)
     rd->up.skip_blocks = !blocks;
 }
 
-/* The index, loaded or rebuilt (the reading is rewound); 0 or -errno. */
-static int index_ready(struct qtrace_reader *rd, struct qtrace_err *err)
+int reader_index_ready(struct qtrace_reader *rd, struct qtrace_err *err)
 {
     int ret;
 
@@ -322,7 +321,7 @@ int qtrace_reader_select(struct qtrace_reader *rd, const uint64_t *want,
     if (!want || rd->etr) {
         return 0;
     }
-    ret = index_ready(rd, err);
+    ret = reader_index_ready(rd, err);
     if (ret < 0) {
         return ret;
     }
@@ -367,7 +366,7 @@ int qtrace_reader_chunks(struct qtrace_reader *rd, qtrace_chunk_fn fn,
     if (rd->etr) {
         return 0;
     }
-    ret = index_ready(rd, err);
+    ret = reader_index_ready(rd, err);
     if (ret < 0) {
         return ret;
     }
@@ -507,4 +506,39 @@ uint64_t qtrace_reader_offset(const struct qtrace_reader *rd,
         return rd->size;
     }
     return rd->etr ? 0 : rd->off;
+}
+
+int qtrace_reader_reopen(const struct qtrace_reader *rd,
+                         struct qtrace_reader **out, struct qtrace_err *err)
+{
+    struct qtrace_reader *n;
+    size_t i;
+    int ret;
+
+    ret = qtrace_reader_open(rd->path, &n, err);
+    if (ret < 0) {
+        return ret;
+    }
+    /* The same file still (its size at least): its index holds. */
+    if (rd->ix_ready && !rd->etr && n->size == rd->size) {
+        for (i = 0; i < rd->ix.n && ret == 0; i++) {
+            ret = index_add(&n->ix, &rd->ix.e[i]);
+        }
+        if (ret < 0) {
+            qtrace_err_set(err, "chunk index: %s", n->ix.why);
+            qtrace_reader_close(n);
+            return ret;
+        }
+        n->ix_tried = true;
+        n->ix_ready = true;
+        n->ix_from_file = rd->ix_from_file;
+        n->ix_stop_off = rd->ix_stop_off;
+        n->ix_stop_no = rd->ix_stop_no;
+    }
+    if (rd->clk.id && qtrace_reader_use_timeline(n, err) < 0) {
+        qtrace_reader_close(n);
+        return -ENODATA;
+    }
+    *out = n;
+    return 0;
 }

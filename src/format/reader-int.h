@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "budget.h"
+#include "clockmap.h"
 #include "index.h"
 #include "kv.h"
 #include "qtrace/format.h"
@@ -29,6 +30,22 @@ struct ev_info {
     uint16_t fixed_size;            /* header and fixed arguments */
     uint16_t n_var;                 /* STR and BYTES arguments */
     uint16_t len_off[QTRACE_MAX_ARGS]; /* offset of each u16 length */
+};
+
+/*
+ * Host clock stamps of the DATA chunk being read (reader-clock.c), once
+ * qtrace_reader_use_timeline asked for them: the chunk's clock records,
+ * found when it is entered, and how many of them were handed out.
+ */
+struct reader_clock {
+    uint16_t id;                    /* the clock event while used, else 0 */
+    uint16_t off_ns, off_resume;    /* its arguments' offsets */
+    uint64_t origin;                /* META timeline_origin, or 0 */
+    struct clock_stamp *st;         /* the chunk's stamps, in order */
+    size_t n, cap;
+    size_t k;                       /* clock records taken from it */
+    uint64_t no;                    /* the chunk they are of */
+    bool bad;                       /* the chunk's scan failed */
 };
 
 enum reader_state {
@@ -91,7 +108,19 @@ struct qtrace_reader {
 
     qtrace_progress_fn progress;    /* qtrace_reader_set_progress, or NULL */
     void *progress_arg;
+
+    struct reader_clock clk;        /* qtrace_reader_use_timeline */
+    char *path;                     /* as opened (qtrace_reader_reopen) */
 };
+
+/*
+ * A DATA chunk of a vCPU (number no) was entered with its decoded
+ * payload: find its stamps when the timeline is used (reader-clock.c).
+ * Returns 0, or -ENOMEM with err set when the memory limit is reached.
+ */
+int reader_clock_enter(struct qtrace_reader *rd, uint64_t no,
+                       const uint8_t *payload, size_t len, uint16_t flags,
+                       struct qtrace_err *err);
 
 /*
  * Check the chunk at off in full (docs/format.md, "When a chunk is
@@ -132,6 +161,22 @@ struct end_bounds {
 
 void reader_tail_end_bounds(const struct qtrace_reader *rd,
                             struct end_bounds *b);
+
+/*
+ * The chunk index, loaded or rebuilt (the reading is rewound), for the
+ * entries below (reader-index.c). 0 or -errno with err set.
+ */
+int reader_index_ready(struct qtrace_reader *rd, struct qtrace_err *err);
+
+/*
+ * The records DATA chunk chunk_seq carries as they are (index_each_
+ * record), read by the index from the file, checksum checked, without
+ * handing anything out; the reading is rewound (reader-clock.c).
+ * Returns 0, or -errno with err set when the chunk cannot be read.
+ */
+int reader_chunk_records(struct qtrace_reader *rd, uint64_t chunk_seq,
+                         index_record_fn fn, void *arg,
+                         struct qtrace_err *err);
 
 /* The index entry of the chunk numbered no, or NULL (reader-index.c). */
 const struct index_entry *reader_index_entry(struct qtrace_reader *rd,

@@ -312,7 +312,12 @@ int qtrace_reader_open(const char *path, struct qtrace_reader **out,
         return -ENOMEM;
     }
     rd->ix.budget = &rd->budget;
+    rd->path = strdup(path);
     ret = budget_init(&rd->budget, why, sizeof(why));
+    if (ret == 0 && !rd->path) {
+        qtrace_err_set(err, "%s", strerror(ENOMEM));
+        ret = -ENOMEM;
+    }
     if (ret < 0) {
         qtrace_err_set(err, "%s", why);
     } else {
@@ -347,6 +352,8 @@ void qtrace_reader_close(struct qtrace_reader *rd)
     free(rd->info);
     kv_fini(&rd->meta);
     kv_fini(&rd->end);
+    free(rd->clk.st);
+    free(rd->path);
     free(rd);
 }
 

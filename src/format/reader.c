@@ -188,6 +188,11 @@ static int enter_chunk(struct qtrace_reader *rd, struct qtrace_err *err)
             return stop(rd, -EBADMSG, err, "chunk %" PRIu64 " at offset 0x%"
                         PRIx64 ": %s", no, off, why);
         }
+        if (hdr.vcpu != QTRACE_VCPU_NONE &&
+            reader_clock_enter(rd, no, payload, len, hdr.flags, err) < 0) {
+            return stop(rd, -ENOMEM, err, "chunk %" PRIu64 " at offset 0x%"
+                        PRIx64 ": %s", no, off, err->msg);
+        }
         rd->packed = hdr.flags & QTRACE_CHUNK_PACKED;
         if (rd->packed &&
             unpack_begin(&rd->up, hdr.stream, hdr.flags, why,
@@ -358,6 +363,8 @@ static inline int take_record(struct qtrace_reader *rd, const uint8_t *p,
     if (id == rd->up.tb_trans_id && note_tb(rd, p, err) < 0) {
         return rd->stop_ret;
     }
+    /* The stamps the records after it are placed from (reader-clock.c). */
+    rd->clk.k += id == rd->clk.id;
     rec->ev = ei->ev;
     rec->data = p;
     rec->size = size;

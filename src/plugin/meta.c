@@ -16,6 +16,7 @@
 #include "meta.h"
 
 static struct meta_cfg cfg;
+static uint64_t origin_ns;          /* CLOCK_MONOTONIC at meta_setup */
 
 static struct {
     atomic_bool taken;
@@ -26,7 +27,11 @@ static struct {
 
 void meta_setup(const struct meta_cfg *c)
 {
+    struct timespec ts;
+
     cfg = *c;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    origin_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 void meta_capture_binary(uint64_t first_pc)
@@ -81,6 +86,15 @@ const char *meta_text(void)
                  arch && arch->big_endian ? "big" : "little",
                  cfg.qemu_version, qc_api(),
                  cfg.system_mode ? "system" : "user", created, events);
+    /*
+     * The clock of the stamps, and its reading when the run began: the
+     * zero readers count host times from, in every file of the run.
+     */
+    if (cfg.timeline && n > 0 && (size_t)n < sizeof(meta)) {
+        n += snprintf(meta + n, sizeof(meta) - (size_t)n,
+                      "timeline=monotonic\ntimeline_origin=%" PRIu64 "\n",
+                      origin_ns);
+    }
     if (atomic_load(&guest_binary.ready) && n > 0 &&
         (size_t)n < sizeof(meta)) {
         fmt_binary(meta + n, sizeof(meta) - (size_t)n);

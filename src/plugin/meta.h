@@ -18,6 +18,7 @@ struct meta_cfg {
     bool system_mode;
     bool trace_maps;                /* the binary goes to maps.c too */
     const struct evsel *sel;        /* the recorded events */
+    bool timeline;                  /* clock records: timeline= keys */
 };
 
 /* At install; cfg's strings and selection must live until exit. */

@@ -292,6 +292,20 @@ static int parse_lossy(struct options *opts, const char *value,
     return 0;
 }
 
+static int parse_timeline(struct options *opts, const char *value,
+                          struct qtrace_err *err)
+{
+    if (strcmp(value, "on") == 0) {
+        opts->timeline = true;
+    } else if (strcmp(value, "off") == 0) {
+        opts->timeline = false;
+    } else {
+        qtrace_err_set(err, "expected on or off");
+        return -EINVAL;
+    }
+    return 0;
+}
+
 static int parse_compress(struct options *opts, const char *value,
                           struct qtrace_err *err)
 {
@@ -445,6 +459,10 @@ static const struct option_desc option_table[] = {
       "on|off     system mode: ask QEMU where every access went, also "
       "where the vCPU's kept translation says, and count at exit where "
       "they differed (a test of that cache; slower)" },
+    { "timeline", parse_timeline,
+      "on|off     on: stamp each vCPU's chunks and pauses with the host's "
+      "clock (the clock event), so that readers put every vCPU on one "
+      "timeline (qtrace dump --merge)" },
     { "compress", parse_compress,
       "zstd[:LEVEL]|off  compress the trace file's chunks on the writer "
       "thread (default zstd:1; negative levels are faster)" },

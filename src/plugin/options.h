@@ -41,6 +41,7 @@ struct options {
     bool packed;                /* encoding=packed (default) or raw */
     bool lossy;                 /* lossy=on: drop chunks, never wait */
     bool phys_check;            /* phys-check=on: ask QEMU every access */
+    bool timeline;              /* timeline=on: host clock stamps */
     bool compress;              /* compress=zstd[:LEVEL] (default) or off */
     int zstd_level;             /* its level */
     uint32_t flush_ms;          /* flush=: oldest unwritten record, ms */

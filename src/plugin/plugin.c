@@ -65,6 +65,7 @@ static struct {
     bool trace_maps;            /* image_map (maps.c) */
     bool trace_order;           /* order points (mark_order) */
     bool trace_user_event;      /* instrumentation libraries' records */
+    bool trace_clock;           /* host clock stamps (timeline=on) */
     bool keep_disas;            /* the log sink prints QEMU's disassembly */
     bool trace_tb_count;        /* inline execution counters */
     bool per_vcpu_counts;       /* tb_count by tbcount.h's callback
@@ -590,6 +591,8 @@ static void vcpu_init(qemu_plugin_id_t id, unsigned int vcpu_index)
     vc->buf.on_drop = vcpu_dropped;
     vc->buf.on_cross = ctl_switch_cross;
     vc->buf.on_chunk = qt.opts.ring_bytes ? ring_restart : NULL;
+    vc->buf.stamps = qt.trace_clock;
+    vc->buf.pause_pending = false;
     vc->buf.blocks = qt.trace_exec_tb;
     vbuf_start(&vc->buf, vcpu_index, atomic_fetch_add(&qt.next_stream, 1),
                vc->buf.pack ? CHUNK_STAGED |
@@ -1271,9 +1274,10 @@ static void choose_etrace_events(struct evsel *sel, uint32_t flags)
  */
 static bool needs_icount(const struct evsel *sel)
 {
+    /* A stamp's time matters only to records that have one. */
     static const unsigned int timeless[] = {
         QTRACE_EV_TB_COUNT, QTRACE_EV_TB_TRANS, QTRACE_EV_VCPU_INIT,
-        QTRACE_EV_VCPU_EXIT,
+        QTRACE_EV_VCPU_EXIT, QTRACE_EV_CLOCK,
     };
     unsigned int id, i;
 
@@ -1376,6 +1380,11 @@ static void choose_instrumentation(void)
     qt.trace_syscall = evsel_is_enabled(sel, QTRACE_EV_SYSCALL);
     qt.trace_syscall_ret = evsel_is_enabled(sel, QTRACE_EV_SYSCALL_RET);
     qt.trace_order = evsel_is_enabled(sel, QTRACE_EV_ORDER);
+    /* timeline=on is the clock event: stamps per chunk and pause. */
+    if (qt.opts.timeline) {
+        evsel_enable(sel, QTRACE_EV_CLOCK);
+    }
+    qt.trace_clock = evsel_is_enabled(sel, QTRACE_EV_CLOCK);
     /* Libraries that ask for function entries or exits get the tracker. */
     qt.trace_calls = calls_setup(qt.target, qt.system_mode,
                                  evsel_is_enabled(sel, QTRACE_EV_FUNC_ENTRY),
@@ -1744,7 +1753,7 @@ int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
     meta_setup(&(struct meta_cfg){
         .target = qt.target, .qemu_version = qt.qemu_version,
         .system_mode = qt.system_mode, .trace_maps = qt.trace_maps,
-        .sel = &qt.opts.sel,
+        .sel = &qt.opts.sel, .timeline = qt.trace_clock,
     });
     if (start_ctl(&err) < 0) {
         fprintf(stderr, "qtrace: %s\n", err.msg);

@@ -6,9 +6,11 @@
 #include <sched.h>
 #include <stddef.h>
 #include <string.h>
+#include <time.h>
 
 #include "qtrace/format.h"
 #include "pack.h"
+#include "stamp.h"
 #include "vbuf.h"
 #include "writer.h"
 
@@ -26,6 +28,67 @@ static uint8_t scratch[QTRACE_REC_MAX + 4 * QTRACE_REC_ALIGN]
 /* Generation 0, writing on: what every vbuf starts with. */
 atomic_uint vbuf_state = 1;
 void (*vbuf_slow_hook)(void);
+
+uint64_t vbuf_clock_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * A clock record at pos (timeline=on): the caller knows it fits, in the
+ * chunk or in its tail room. Written in place, never through
+ * vbuf_reserve, whose slow path (the writer may lower end at any moment)
+ * would hand the chunk over in the middle of handing it over.
+ */
+static void put_stamp(struct vbuf *vb, uint64_t ns, uint64_t resume_ns)
+{
+    vb->pos += stamp_put(vb, vb->pos, ns, resume_ns);
+    vb->n_records++;
+}
+
+/*
+ * A chunk just attached begins with a stamp, after what it must start
+ * with (a restart, a switch): the first point its records are placed
+ * from. Its fresh room holds it.
+ */
+static void stamp_begin(struct vbuf *vb)
+{
+    uint64_t now;
+
+    if (vb->stamps && vb->chunk) {
+        now = vbuf_clock_ns();
+        put_stamp(vb, now, now);
+    }
+}
+
+/*
+ * A pause ends (vbuf_unpark): its stamp goes into the chunk, into the
+ * tail room if the chunk is full, which then ends at the next record.
+ * A chunk already into its tail keeps the pause pending: the stamp that
+ * ends the chunk says it, nothing being recorded in between. Without a
+ * chunk the stamp that ended the one the writer took said it already
+ * (or the vCPU records nothing: writing off).
+ */
+static void stamp_pause(struct vbuf *vb)
+{
+    struct chunk *c = vb->chunk;
+
+    if (!c) {
+        vb->pause_pending = false;
+        return;
+    }
+    if (vb->pos > c->data + c->cap) {
+        return;
+    }
+    put_stamp(vb, vb->park_ns, vbuf_clock_ns());
+    vb->pause_pending = false;
+    if (vb->pos > c->data + c->cap) {
+        vb->end = vb->pos;
+    }
+}
 
 static void attach(struct vbuf *vb, struct chunk *c)
 {
@@ -54,6 +117,16 @@ static void detach(struct vbuf *vb)
     if (!c) {
         return;
     }
+    if (vb->stamps) {
+        uint64_t now = vbuf_clock_ns();
+
+        /*
+         * The chunk's last point, in its tail room. A vCPU parked since
+         * park_ns (the writer takes its chunk) stood still from then on.
+         */
+        put_stamp(vb, vb->pause_pending ? vb->park_ns : now, now);
+        vb->pause_pending = false;
+    }
     c->len = (uint32_t)(vb->pos - c->data);
     c->n_records = vb->n_records;
     /* Once per chunk, for the index: how far the vCPU has run. */
@@ -75,12 +148,16 @@ static bool has_room(const struct vbuf *vb, uint32_t size)
            (size_t)(vb->pos - vb->chunk->data) + size <= vb->chunk->cap;
 }
 
-/* A fresh chunk is attached: what it must start with (ring=). */
+/*
+ * A fresh chunk is attached: what it must start with (ring=), then its
+ * first stamp (timeline=on).
+ */
 static void opened(struct vbuf *vb, uint32_t size)
 {
     if (vb->on_chunk && vb->chunk) {
         vb->on_chunk(vb, size);
     }
+    stamp_begin(vb);
 }
 
 void vbuf_start(struct vbuf *vb, uint32_t vcpu, uint32_t stream,
@@ -118,6 +195,9 @@ void vbuf_unpark(struct vbuf *vb)
         /* TAKEN: the writer is handing the chunk over right now. */
         state = VBUF_PARKED;
         sched_yield();
+    }
+    if (vb->pause_pending) {
+        stamp_pause(vb);
     }
 }
 
@@ -180,6 +260,8 @@ static void drop_contents(struct vbuf *vb, uint32_t size)
     if (vb->on_drop) {
         vb->on_drop(vb, lost, size);
     }
+    /* Its first stamp went with the records: the chunk begins again. */
+    stamp_begin(vb);
 }
 
 uint32_t vbuf_state_set(bool on)
@@ -217,6 +299,7 @@ void vbuf_cross(struct vbuf *vb, uint64_t time)
             if (vb->on_cross && vb->chunk) {
                 vb->on_cross(vb, VBUF_CROSS_ON, time);
             }
+            stamp_begin(vb);
         }
         return;
     }
@@ -227,6 +310,7 @@ void vbuf_cross(struct vbuf *vb, uint64_t time)
          */
         if (!vb->chunk) {
             attach_next(vb);        /* parked: the writer took its chunk */
+            stamp_begin(vb);
         }
         if (vb->on_cross && vb->chunk) {
             vb->on_cross(vb, VBUF_CROSS_OFF, time);
@@ -246,6 +330,7 @@ void vbuf_cross(struct vbuf *vb, uint64_t time)
     if (vb->on_cross && vb->chunk) {
         vb->on_cross(vb, VBUF_CROSS_FILE, time);
     }
+    stamp_begin(vb);
 }
 
 /*

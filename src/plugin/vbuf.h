@@ -16,6 +16,16 @@
 /* u64 words of a chunk's event bits: QTRACE_MAX_EVENTS bits. */
 #define CHUNK_EVENT_WORDS 16
 
+/*
+ * A host clock stamp (timeline=on) takes at most this many bytes of a
+ * chunk: a 32-byte record, in a staged stream behind its escape word and
+ * tag. Every chunk has room for two past its capacity (VBUF_TAIL_ROOM),
+ * so that the stamp that ends it, and one of a pause that did not fit,
+ * are written whatever the records left.
+ */
+#define VBUF_STAMP_MAX 48u
+#define VBUF_TAIL_ROOM (2 * VBUF_STAMP_MAX)
+
 /* A chunk of records of one vCPU stream, owned by one thread at a time. */
 struct chunk {
     struct chunk *next;         /* queue link (writer) */
@@ -90,6 +100,13 @@ struct vbuf {
     bool stopped;               /* vbuf_stop: no chunk until vbuf_start */
     bool off;
     bool blocks;
+    /*
+     * timeline=on: vbuf.c writes a clock record (stamp.h) where a chunk
+     * begins and ends and where a pause ends, on the vCPU's thread, or
+     * on the writer thread for a parked vCPU whose chunk it takes.
+     */
+    bool stamps;
+    bool pause_pending;         /* parked at park_ns, not stamped yet */
     uint64_t discarded;         /* records given up while off */
     uint64_t file_icount;       /* *icount where the current file began */
     void (*on_cross)(struct vbuf *vb, enum vbuf_cross how, uint64_t time);
@@ -99,6 +116,7 @@ struct vbuf {
      * made it take one; NULL: nothing to do (ring-restart.h).
      */
     void (*on_chunk)(struct vbuf *vb, uint32_t size);
+    uint64_t park_ns;           /* host clock at vbuf_park (stamps only) */
 };
 
 /*
@@ -165,15 +183,26 @@ static inline void vbuf_ask_flush(struct vbuf *vb)
     __atomic_store_n(&vb->end, (uint8_t *)0, __ATOMIC_RELAXED);
 }
 
-/* vCPU thread: from now until vbuf_unpark it records nothing. */
+/* CLOCK_MONOTONIC in nanoseconds (the vDSO's: no system call). */
+uint64_t vbuf_clock_ns(void);
+
+/*
+ * vCPU thread: from now until vbuf_unpark it records nothing. With
+ * stamps, when it stopped is kept for the stamp of the pause.
+ */
 static inline void vbuf_park(struct vbuf *vb)
 {
+    if (vb->stamps) {
+        vb->park_ns = vbuf_clock_ns();
+        vb->pause_pending = true;
+    }
     atomic_store_explicit(&vb->park, VBUF_PARKED, memory_order_release);
 }
 
 /*
  * vCPU thread (or the exit path, for any vCPU): back to recording; waits
- * while the writer thread holds the vbuf (a few microseconds).
+ * while the writer thread holds the vbuf (a few microseconds). With
+ * stamps, the pause gets its stamp in the vCPU's chunk.
  */
 void vbuf_unpark(struct vbuf *vb);
 

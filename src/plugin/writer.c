@@ -36,9 +36,10 @@ struct writer_state writer_st = {
 /* Every use below goes through w: the state is shared with writer-ctl.c. */
 static struct writer_state *const w = &writer_st;
 
+/* Room past the capacity for the stamps that end a chunk (vbuf.h). */
 static struct chunk *chunk_alloc(void)
 {
-    struct chunk *c = malloc(sizeof(*c) + w->chunk_bytes);
+    struct chunk *c = malloc(sizeof(*c) + w->chunk_bytes + VBUF_TAIL_ROOM);
 
     if (c) {
         memset(c, 0, sizeof(*c));

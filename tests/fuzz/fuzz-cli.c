@@ -2,11 +2,12 @@
 /*
  * Fuzz target: the reading commands of the qtrace CLI, called in-process
  * on the input written as a trace file: info (plain and --per-cpu), dump
- * (all records, and a selective reading), report (text, JSON, CSV,
- * folded stacks), coverage (text, drcov, lcov), replay, flamegraph, diff
- * of the file against itself, and convert to
- * each format into this process's directory. Their standard output goes
- * to /dev/null; what they print on stderr stays (one line per command).
+ * (all records, every stream merged by host time, and a selective
+ * reading), report (text, JSON, CSV, folded stacks, vCPUs), coverage
+ * (text, drcov, lcov), replay, flamegraph, diff of the file against
+ * itself, and convert to each format into this process's directory.
+ * Their standard output goes to /dev/null; what they print on stderr
+ * stays (one line per command).
  */
 #include <getopt.h>
 #include <stdint.h>
@@ -72,6 +73,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     run(cmd_info, (const char *const[]){ "info", path, NULL });
     run(cmd_info, (const char *const[]){ "info", "--per-cpu", path, NULL });
     run(cmd_dump, (const char *const[]){ "dump", path, NULL });
+    run(cmd_dump, (const char *const[]){ "dump", "--merge", path, NULL });
+    run(cmd_report, (const char *const[]){ "report", "--vcpus", path,
+                                           NULL });
     run(cmd_dump, (const char *const[]){ "dump", "-e", "exec_*,syscall*",
                                          path, NULL });
     run(cmd_report, (const char *const[]){ "report", path, NULL });

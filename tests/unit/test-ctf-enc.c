@@ -213,7 +213,8 @@ static void test_ctf_enc_metadata_declares_events(void **state)
     assert_non_null(f);
     want[qtrace_catalog_find(&fx->cat, "sample")->id] = true;
     want[qtrace_catalog_find(&fx->cat, "keywords")->id] = true;
-    assert_int_equal(ctf_metadata_write(f, &fx->cat, want, uuid, NULL), 0);
+    assert_int_equal(ctf_metadata_write(f, &fx->cat, want, uuid, NULL,
+                                        CTF_CLOCK_INSNS), 0);
     fclose(f);
     assert_int_equal(strncmp(text, "/* CTF 1.8 */\n", 14), 0);
     assert_non_null(strstr(text, "uuid = \"12345678-9abc-3def-8102-"
