@@ -47,7 +47,7 @@ demo: build
 
 # Plain QEMU against each qtrace mode on the same guests; see
 # docs/performance.md. ROUNDS=N for more rounds.
-bench: build
+bench: build kernels
 	python3 bench/bench.py $(BUILD) --rounds $(or $(ROUNDS),3)
 
 # libFuzzer on every parser (tests/fuzz/, docs/testing.md), with clang:

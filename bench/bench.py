@@ -446,7 +446,7 @@ def main():
         for i, (name, argv) in enumerate(items):
             keep = os.path.join(work, "kept.qtr")
             if name == BOOT_WORKLOAD:
-                # Not the reader's trace: the biggest of user mode stays.
+                # Not the reader's trace (billions of records): deleted.
                 keep = os.path.join(work, "boot-kept.qtr")
             if name == EXECLOG_WORKLOAD:
                 these = [m for m in modes if m[0] in EXECLOG_COMPARE]
@@ -460,7 +460,9 @@ def main():
             rows += bench_workload(args, name, argv, these, work, keep)
             # The reader's figures stay on the xz trace when there is one
             # (docs/performance.md compares them across versions).
-            if os.path.exists(keep) and (
+            if name == BOOT_WORKLOAD:
+                pass
+            elif os.path.exists(keep) and (
                     biggest is None or name == READER_WORKLOAD
                     or (not reader_fixed and
                         os.path.getsize(keep) > os.path.getsize(biggest))):
