@@ -54,6 +54,9 @@ struct qtrace_reader {
     bool inflated;                  /* payload is zbuf's, not the file's */
     struct unpacker up;             /* expands packed chunks */
     struct zchunk_inflater zbuf;    /* decompresses zstd chunks */
+    char why[160];                  /* what the unpacker found wrong: kept
+                                       here, not on the stack of the hot
+                                       path, which then needs no guard */
     uint32_t vcpu;
     uint32_t stream;
     uint64_t cur_no;                /* its chunk index */
