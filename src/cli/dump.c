@@ -20,6 +20,7 @@
 #include "cli.h"
 #include "simpletrace.h"
 #include "digits.h"
+#include "le.h"
 #include "disasm.h"
 #include "progress.h"
 #include "event-filter.h"
@@ -86,6 +87,8 @@ struct arg_map {
     int sr_num, sr_ret;
     const struct qtrace_event_desc *exec_tb;    /* NULL if absent */
     int et_pc;
+    bool et_fast;                               /* exec_tb as this dump's
+                                                   catalog has it */
     struct qtrace_func_events fe;               /* func_entry, func_exit */
     struct mem_text mem;                        /* mem_access */
 };
@@ -271,6 +274,15 @@ static void map_args(struct arg_map *m, const struct qtrace_catalog *cat)
     if (m->et_pc < 0) {
         m->exec_tb = NULL;
     }
+    /*
+     * The format and arguments of exec_tb in qtrace's own catalog: its
+     * lines, a third of a dump of blocks, are then written directly.
+     */
+    m->et_fast = m->exec_tb && m->exec_tb->n_args == 2 && m->et_pc == 0 &&
+                 m->exec_tb->fmt &&
+                 strcmp(m->exec_tb->fmt, "pc 0x%llx tb %u") == 0 &&
+                 m->exec_tb->args[0].type == QTRACE_ARG_U64 &&
+                 m->exec_tb->args[1].type == QTRACE_ARG_U32;
     qtrace_func_events_find(&m->fe, cat);
     mem_text_map(&m->mem, cat);
 }
@@ -538,11 +550,56 @@ static void line_args(struct dump *d, const struct qtrace_record *rec)
     d->line_len = at + (size_t)n;
 }
 
+/*
+ * " pc 0xP tb N" of an exec_tb record whose catalog has qtrace's format
+ * (et_fast): what qtrace_fmt_record prints, in a fifth of the time.
+ * False when it is not one.
+ */
+static bool line_exec_tb(struct dump *d, const struct qtrace_record *rec)
+{
+    const struct qtrace_event_desc *ev = rec->ev;
+    uint64_t pc;
+    uint32_t tb;
+    unsigned int n;
+    char *p;
+
+    if (!d->args.et_fast || rec->size < ev->fixed_size ||
+        !line_room(d, 48)) {
+        return false;
+    }
+    pc = load64(rec->data + ev->args[0].offset);
+    tb = load32(rec->data + ev->args[1].offset);
+    p = d->line + d->line_len;
+    memcpy(p, " pc 0x", 6);
+    p += 6;
+    n = digits_hex_len(pc);
+    digits_hex(p + n, pc);
+    p += n;
+    memcpy(p, " tb ", 4);
+    p += 4;
+    n = digits_dec_len(tb);
+    digits_dec(p + n, tb);
+    d->line_len = (size_t)(p + n - d->line);
+    return true;
+}
+
 /* " " and a mem_access record's decoded arguments (mem-text.h). */
 static void line_mem(struct dump *d, const struct qtrace_record *rec)
 {
     char buf[512];
-    int n = mem_text_fmt(&d->args.mem, rec, buf, sizeof(buf));
+    int n;
+
+    /* Written in place when there is room: no copy of the text. */
+    if (line_room(d, MEM_TEXT_FAST_ROOM + 1)) {
+        n = mem_text_fmt(&d->args.mem, rec, d->line + d->line_len + 1,
+                         MEM_TEXT_FAST_ROOM);
+        if (n > 0 && (unsigned int)n < MEM_TEXT_FAST_ROOM) {
+            d->line[d->line_len] = ' ';
+            d->line_len += 1 + (size_t)n;
+            return;
+        }
+    }
+    n = mem_text_fmt(&d->args.mem, rec, buf, sizeof(buf));
 
     line_lit(d, " ");
     line_add(d, buf, n > 0 && (size_t)n < sizeof(buf) ? (size_t)n
@@ -641,7 +698,7 @@ static void build_line(struct dump *d, const struct qtrace_record *rec,
     line_add(d, rec->ev->name, d->name_len[rec->ev->id]);
     if (rec->ev == d->args.mem.ev) {
         line_mem(d, rec);
-    } else {
+    } else if (rec->ev != d->args.exec_tb || !line_exec_tb(d, rec)) {
         line_args(d, rec);
     }
     if (rec->ev == d->args.exec_insn) {
