@@ -149,22 +149,6 @@ static const struct option long_opts[] = {
     { NULL, 0, NULL, 0 },
 };
 
-/* -j N: 1 to 64. */
-static int parse_jobs(const char *arg, unsigned int *jobs)
-{
-    char *end;
-    unsigned long n;
-
-    errno = 0;
-    n = strtoul(arg, &end, 10);
-    if (errno || end == arg || *end || arg[0] == '-' || n < 1 || n > 64) {
-        return cli_usage("dump", "-j %s: a number of threads from 1 to 64",
-                         arg);
-    }
-    *jobs = (unsigned int)n;
-    return CLI_OK;
-}
-
 static int parse_opts(int argc, char **argv, struct dump_opts *opts)
 {
     int c;
@@ -184,7 +168,7 @@ static int parse_opts(int argc, char **argv, struct dump_opts *opts)
             }
             break;
         case 'j':
-            if (parse_jobs(optarg, &opts->jobs) != CLI_OK) {
+            if (cli_parse_jobs("dump", optarg, &opts->jobs) != CLI_OK) {
                 return CLI_USAGE;
             }
             break;
@@ -1044,6 +1028,14 @@ int cmd_dump(int argc, char **argv)
         unsigned int jobs = opts.jobs ? opts.jobs :
                             line_pool_default_workers();
 
+        /*
+         * From 3 threads on, the reading gets one of its own: with 2, the
+         * copy it costs is not won back (the reading thread already
+         * keeps up with two formatting ones).
+         */
+        if (jobs > 2) {
+            cli_read_ahead(d.rd, jobs);
+        }
         ret = jobs > 1 ? print_pooled(&d, jobs) : PRINT_ALONE;
         if (ret == PRINT_ALONE) {
             ret = print_records(&d);

@@ -529,6 +529,20 @@ static int next_any(struct qtrace_reader *rd, struct qtrace_record *rec,
 int qtrace_reader_next(struct qtrace_reader *rd, struct qtrace_record *rec,
                        struct qtrace_err *err)
 {
+    if (rd->ahead) {
+        /* Inline: a record of the batch in hand, the common case. */
+        if (__builtin_expect(rd->ahead_cur < rd->ahead_end, 1)) {
+            *rec = *rd->ahead_cur++;
+            return 1;
+        }
+        return reader_ahead_next(rd, rec, err);
+    }
+    return reader_next_here(rd, rec, err);
+}
+
+int reader_next_here(struct qtrace_reader *rd, struct qtrace_record *rec,
+                     struct qtrace_err *err)
+{
     int ret;
 
     do {
@@ -612,6 +626,7 @@ int qtrace_reader_count_chunk(struct qtrace_reader *rd, uint64_t *counts,
     uint64_t n = 0;
     int ret;
 
+    reader_ahead_pause(rd);
     cc->insns = 0;
     cc->last_time = 0;
     if (rd->etr) {
@@ -679,12 +694,14 @@ int qtrace_reader_charge(struct qtrace_reader *rd, uint64_t bytes,
 void qtrace_reader_set_progress(struct qtrace_reader *rd,
                                 qtrace_progress_fn fn, void *arg)
 {
+    reader_ahead_pause(rd);
     rd->progress = fn;
     rd->progress_arg = arg;
 }
 
 void qtrace_reader_rewind(struct qtrace_reader *rd)
 {
+    reader_ahead_drop(rd);
     unpack_reset(&rd->up);
     rd->released = 0;           /* dropped pages come back when read */
     rd->off = rd->first_off;
