@@ -508,6 +508,16 @@ static void line_u64(struct dump *d, uint64_t v, char c)
     d->line_len += n + 1;
 }
 
+/* v in decimal and then c at p, which has room; returns the end. */
+static inline char *put_dec(char *p, uint64_t v, char c)
+{
+    unsigned int n = digits_dec_len(v);
+
+    p[n] = c;
+    digits_dec(p + n, v);
+    return p + n + 1;
+}
+
 /* " " and the formatted arguments of rec, unless there are none. */
 static void line_args(struct dump *d, const struct qtrace_record *rec)
 {
@@ -672,14 +682,32 @@ static void print_symbol(struct dump *d, const struct qtrace_record *rec)
 static void build_line(struct dump *d, const struct qtrace_record *rec,
                        const char *insn)
 {
-    /* Translations belong to no vCPU: "-" in the vCPU column. */
-    if (rec->vcpu == QTRACE_VCPU_NONE) {
-        line_add(d, "- ", 2);
+    const size_t head = 2 * (DIGITS_MAX + 1) + sizeof(rec->ev->name);
+    char *p;
+
+    if (line_room(d, head)) {
+        /* The common case, with room checked once for the three. */
+        p = d->line + d->line_len;
+        if (rec->vcpu == QTRACE_VCPU_NONE) {
+            memcpy(p, "- ", 2);
+            p += 2;
+        } else {
+            p = put_dec(p, rec->vcpu, ' ');
+        }
+        p = put_dec(p, rec->time, ' ');
+        /* The whole array: a fixed size, copied without a call. */
+        memcpy(p, rec->ev->name, sizeof(rec->ev->name));
+        d->line_len = (size_t)(p - d->line) + d->name_len[rec->ev->id];
     } else {
-        line_u64(d, rec->vcpu, ' ');
+        /* Translations belong to no vCPU: "-" in the vCPU column. */
+        if (rec->vcpu == QTRACE_VCPU_NONE) {
+            line_add(d, "- ", 2);
+        } else {
+            line_u64(d, rec->vcpu, ' ');
+        }
+        line_u64(d, rec->time, ' ');
+        line_add(d, rec->ev->name, d->name_len[rec->ev->id]);
     }
-    line_u64(d, rec->time, ' ');
-    line_add(d, rec->ev->name, d->name_len[rec->ev->id]);
     if (rec->ev == d->args.mem.ev) {
         line_mem(d, rec);
     } else if (rec->ev != d->args.exec_tb || !line_exec_tb(d, rec)) {
@@ -701,7 +729,11 @@ static void build_line(struct dump *d, const struct qtrace_record *rec,
         (rec->ev == d->args.sys || rec->ev == d->args.sys_ret)) {
         print_syscall(d, rec);
     }
-    line_lit(d, "\n");
+    if (d->line_len < d->line_cap) {
+        d->line[d->line_len++] = '\n';
+    } else {
+        line_lit(d, "\n");
+    }
 }
 
 static void print_record(struct dump *d, const struct qtrace_record *rec)
