@@ -24,8 +24,8 @@
 
 #include "reader-int.h"
 
-#define AHEAD_RECORDS 4096u         /* records per batch */
-#define AHEAD_BYTES (512u << 10)    /* their bytes (a record is < 64 KiB) */
+#define AHEAD_RECORDS 8192u         /* records per batch */
+#define AHEAD_BYTES (1u << 20)      /* their bytes (a record is < 64 KiB) */
 #define AHEAD_BATCHES 4u            /* one taken, the others filled ahead */
 
 struct ahead_batch {

@@ -1269,7 +1269,7 @@ static void test_reader_ahead_bad_chunks_and_records(void **state)
     read_ahead = false;
 }
 
-#define MANY_RECS 60000u            /* a dozen batches of the thread */
+#define MANY_RECS 60000u            /* seven batches of the thread */
 #define RECS_PER_CHUNK 100u
 
 /* A trace of MANY_RECS ev_a records, record i with time i and pc i. */
