@@ -77,8 +77,9 @@ int cli_parse_jobs(const char *cmd, const char *arg, unsigned int *jobs);
 
 /*
  * Let the reader decode on a thread of its own (qtrace_reader_set_ahead)
- * when jobs is 2 or more, or 0 (the default) on a machine of several
- * CPUs.
+ * when jobs is 2 or more, or 0 (the default) when a CPU is free: several
+ * online and the load average of the last minute below their number
+ * less one.
  */
 void cli_read_ahead(struct qtrace_reader *rd, unsigned int jobs);
 

@@ -79,7 +79,7 @@ static void print_usage(void)
            "                   them); ctf converts every event\n"
            "  -j, --jobs=N     threads: 2 or more decode the trace on a\n"
            "                   thread of its own, beside the conversion\n"
-           "                   (default: 2 on a machine of several CPUs)\n"
+           "                   (default: 2 when a CPU is free)\n"
            GUEST_SYMS_HELP
            "  -h, --help       print this help and exit\n");
 }

@@ -83,7 +83,7 @@ static void print_usage(void)
            "                  all)\n"
            "  -j, --jobs=N    threads: 2 or more decode the trace on a\n"
            "                  thread of its own, beside the tables\n"
-           "                  (default: 2 on a machine of several CPUs)\n"
+           "                  (default: 2 when a CPU is free)\n"
            "      --per-stream\n"
            "                  --folded: one root frame per vCPU stream\n"
            "                  (default: one, the program)\n"
