@@ -37,8 +37,12 @@ same() {
         fi
         echo $? > "$WORK/s.$j"
     done
-    check_eq "$name: some output" yes \
-        "$([ -s "$WORK/o.1" ] && echo yes || echo no)"
+    # A cut may fall before the first record shown: no output is due.
+    case $name in
+    cut:*) ;;
+    *) check_eq "$name: some output" yes \
+           "$([ -s "$WORK/o.1" ] && echo yes || echo no)" ;;
+    esac
     for j in 2 4; do
         if cmp -s "$WORK/o.1" "$WORK/o.$j"; then
             pass "$name: -j $j gives what -j 1 gives"
@@ -71,7 +75,7 @@ check_eq "dump: one line per record" "$records" "$(wc -l < "$WORK/o.4")"
 
 # Cut inside a chunk: everything before it, then the same warning.
 size=$(wc -c < "$WORK/t.qtr")
-head -c $((size / 2 + 123)) "$WORK/t.qtr" > "$WORK/cut.qtr"
+head -c $((size * 3 / 4 + 123)) "$WORK/t.qtr" > "$WORK/cut.qtr"
 same "cut: report" - report --vcpus --memory "$WORK/cut.qtr"
 check_grep "cut: report says where" "truncated" "$WORK/e.4"
 same "cut: convert" file convert --to etrace "$WORK/cut.qtr"
