@@ -376,6 +376,8 @@ def bench_reader(args, trace):
         ("qtrace dump -j 1 > /dev/null", [args.qtrace, "dump", "-j", "1",
                                           trace]),
         ("qtrace dump > /dev/null", [args.qtrace, "dump", trace]),
+        ("qtrace report --vcpus -j 1", [args.qtrace, "report", "--vcpus",
+                                        "-j", "1", trace]),
         ("qtrace report --vcpus", [args.qtrace, "report", "--vcpus",
                                    trace]),
         ("qtrace report --memory", [args.qtrace, "report", "--memory",

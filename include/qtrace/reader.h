@@ -3,7 +3,8 @@
  * libqtrace reader: opens a native trace, checks each chunk and hands out
  * records one at a time in file order. Memory use does not grow with the
  * trace (the file is mapped, chunks are checked as they are reached).
- * Single-threaded: one reader per thread.
+ * Single-threaded: one reader per thread (which may decode on a thread
+ * of its own, see qtrace_reader_set_ahead).
  */
 #ifndef QTRACE_READER_H
 #define QTRACE_READER_H
@@ -55,6 +56,22 @@ qtrace_reader_catalog(const struct qtrace_reader *rd);
  */
 int qtrace_reader_next(struct qtrace_reader *rd, struct qtrace_record *rec,
                        struct qtrace_err *err);
+
+/*
+ * Decode on a thread of the reader's own (on), a few thousand records
+ * ahead of qtrace_reader_next, which then hands out copies of them in
+ * the same order, with the same end and errors: the reading (checks,
+ * decompression, the packed streams' predictors) runs beside what the
+ * caller does with the records. Memory stays bounded (a few MiB). Every
+ * other call on the reader stops the thread first (the next
+ * qtrace_reader_next starts it again), so the reader is still used from
+ * one thread. A record's data is then good until the next call of
+ * qtrace_reader_next, as without. Returns 0, or -ENOMEM; when no thread
+ * can be had, the reading goes on, on the caller's thread. A reader that
+ * uses the timeline (qtrace_reader_use_timeline) reads on the caller's
+ * thread: a record's host time comes from the chunk being decoded.
+ */
+int qtrace_reader_set_ahead(struct qtrace_reader *rd, bool on);
 
 /* What qtrace_reader_count_chunk counted in one chunk. */
 struct qtrace_chunk_count {

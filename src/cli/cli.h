@@ -7,6 +7,8 @@
 #ifndef QTRACE_CLI_H
 #define QTRACE_CLI_H
 
+struct qtrace_reader;
+
 /*
  * Statuses a command returns. CLI_HELP means "--help was printed": main.c
  * turns it into 0. CLI_INCOMPLETE: the output is whole for what the trace
@@ -66,5 +68,19 @@ int cli_bad_option(const char *cmd, int c, char **argv);
  * saying so when memory runs out.
  */
 int cli_add_events(const char *cmd, char **events, const char *more);
+
+/*
+ * -j N of the commands that read on several threads: 1 to 64 into
+ * *jobs, or CLI_USAGE with the message.
+ */
+int cli_parse_jobs(const char *cmd, const char *arg, unsigned int *jobs);
+
+/*
+ * Let the reader decode on a thread of its own (qtrace_reader_set_ahead)
+ * when jobs is 2 or more, or 0 (the default) when a CPU is free: several
+ * online and the load average of the last minute below their number
+ * less one.
+ */
+void cli_read_ahead(struct qtrace_reader *rd, unsigned int jobs);
 
 #endif /* QTRACE_CLI_H */

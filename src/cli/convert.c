@@ -28,6 +28,7 @@ struct convert_opts {
     const char *out;                /* OUT, required */
     bool force;                     /* --force: replace any OUT file */
     char *events;                   /* -e patterns, joined with ','; owned */
+    unsigned int jobs;              /* -j: threads, 0 for the default */
 };
 
 enum { OPT_SYMBOLS = 256 };
@@ -37,6 +38,7 @@ static const struct option long_opts[] = {
     { "events", required_argument, NULL, 'e' },
     { "symbols", required_argument, NULL, OPT_SYMBOLS },
     { "force", no_argument, NULL, 'f' },
+    { "jobs", required_argument, NULL, 'j' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
 };
@@ -45,7 +47,7 @@ static void print_usage(void)
 {
     size_t i;
 
-    printf("usage: qtrace convert [--force] [-e PATTERNS] "
+    printf("usage: qtrace convert [--force] [-e PATTERNS] [-j N] "
            "[--symbols FILE[@ADDR]]...\n"
            "                      --to FORMAT TRACE OUT\n"
            "\n"
@@ -75,6 +77,9 @@ static void print_usage(void)
            "                   leave out exec_tb, exec_insn, mem_access,\n"
            "                   tb_trans, tb_count and order (-e '*' keeps\n"
            "                   them); ctf converts every event\n"
+           "  -j, --jobs=N     threads: 2 or more decode the trace on a\n"
+           "                   thread of its own, beside the conversion\n"
+           "                   (default: 2 when a CPU is free)\n"
            GUEST_SYMS_HELP
            "  -h, --help       print this help and exit\n");
 }
@@ -85,7 +90,7 @@ static int parse_opts(int argc, char **argv, struct convert_opts *opts)
 
     optind = 1;
     guest_syms_options_reset();
-    while ((c = getopt_long(argc, argv, "+:t:e:fh", long_opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "+:t:e:fj:h", long_opts, NULL)) != -1) {
         switch (c) {
         case 'e':
             if (cli_add_events("convert", &opts->events, optarg) != CLI_OK) {
@@ -97,6 +102,11 @@ static int parse_opts(int argc, char **argv, struct convert_opts *opts)
             break;
         case 'f':
             opts->force = true;
+            break;
+        case 'j':
+            if (cli_parse_jobs("convert", optarg, &opts->jobs) != CLI_OK) {
+                return CLI_USAGE;
+            }
             break;
         case OPT_SYMBOLS:
             if (guest_syms_option("convert", optarg) != CLI_OK) {
@@ -256,7 +266,7 @@ static int run_conversion(const struct convert_opts *opts,
 
 int cmd_convert(int argc, char **argv)
 {
-    struct convert_opts opts = { NULL, NULL, NULL, false, NULL };
+    struct convert_opts opts = { NULL, NULL, NULL, false, NULL, 0 };
     struct qtrace_reader *rd;
     struct qtrace_err err;
     int ret = parse_opts(argc, argv, &opts);
@@ -271,6 +281,7 @@ int cmd_convert(int argc, char **argv)
         return CLI_FAIL;
     }
     progress_attach(rd, "convert");
+    cli_read_ahead(rd, opts.jobs);
     ret = run_conversion(&opts, rd);
     qtrace_reader_close(rd);
     free(opts.events);

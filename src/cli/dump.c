@@ -22,6 +22,7 @@
 #include "cli.h"
 #include "simpletrace.h"
 #include "digits.h"
+#include "le.h"
 #include "disasm.h"
 #include "progress.h"
 #include "event-filter.h"
@@ -90,6 +91,8 @@ struct arg_map {
     int sr_num, sr_ret;
     const struct qtrace_event_desc *exec_tb;    /* NULL if absent */
     int et_pc;
+    bool et_fast;                               /* exec_tb as this dump's
+                                                   catalog has it */
     struct qtrace_func_events fe;               /* func_entry, func_exit */
     struct mem_text mem;                        /* mem_access */
 };
@@ -161,22 +164,6 @@ static const struct option long_opts[] = {
     { NULL, 0, NULL, 0 },
 };
 
-/* -j N: 1 to 64. */
-static int parse_jobs(const char *arg, unsigned int *jobs)
-{
-    char *end;
-    unsigned long n;
-
-    errno = 0;
-    n = strtoul(arg, &end, 10);
-    if (errno || end == arg || *end || arg[0] == '-' || n < 1 || n > 64) {
-        return cli_usage("dump", "-j %s: a number of threads from 1 to 64",
-                         arg);
-    }
-    *jobs = (unsigned int)n;
-    return CLI_OK;
-}
-
 static int parse_opts(int argc, char **argv, struct dump_opts *opts)
 {
     int c;
@@ -196,7 +183,7 @@ static int parse_opts(int argc, char **argv, struct dump_opts *opts)
             }
             break;
         case 'j':
-            if (parse_jobs(optarg, &opts->jobs) != CLI_OK) {
+            if (cli_parse_jobs("dump", optarg, &opts->jobs) != CLI_OK) {
                 return CLI_USAGE;
             }
             break;
@@ -289,6 +276,15 @@ static void map_args(struct arg_map *m, const struct qtrace_catalog *cat)
     if (m->et_pc < 0) {
         m->exec_tb = NULL;
     }
+    /*
+     * The format and arguments of exec_tb in qtrace's own catalog: its
+     * lines, a third of a dump of blocks, are then written directly.
+     */
+    m->et_fast = m->exec_tb && m->exec_tb->n_args == 2 && m->et_pc == 0 &&
+                 m->exec_tb->fmt &&
+                 strcmp(m->exec_tb->fmt, "pc 0x%llx tb %u") == 0 &&
+                 m->exec_tb->args[0].type == QTRACE_ARG_U64 &&
+                 m->exec_tb->args[1].type == QTRACE_ARG_U32;
     qtrace_func_events_find(&m->fe, cat);
     mem_text_map(&m->mem, cat);
 }
@@ -530,6 +526,16 @@ static void line_u64(struct dump *d, uint64_t v, char c)
     d->line_len += n + 1;
 }
 
+/* v in decimal and then c at p, which has room; returns the end. */
+static inline char *put_dec(char *p, uint64_t v, char c)
+{
+    unsigned int n = digits_dec_len(v);
+
+    p[n] = c;
+    digits_dec(p + n, v);
+    return p + n + 1;
+}
+
 /* " " and the formatted arguments of rec, unless there are none. */
 static void line_args(struct dump *d, const struct qtrace_record *rec)
 {
@@ -556,11 +562,56 @@ static void line_args(struct dump *d, const struct qtrace_record *rec)
     d->line_len = at + (size_t)n;
 }
 
+/*
+ * " pc 0xP tb N" of an exec_tb record whose catalog has qtrace's format
+ * (et_fast): what qtrace_fmt_record prints, in a fifth of the time.
+ * False when it is not one.
+ */
+static bool line_exec_tb(struct dump *d, const struct qtrace_record *rec)
+{
+    const struct qtrace_event_desc *ev = rec->ev;
+    uint64_t pc;
+    uint32_t tb;
+    unsigned int n;
+    char *p;
+
+    if (!d->args.et_fast || rec->size < ev->fixed_size ||
+        !line_room(d, 48)) {
+        return false;
+    }
+    pc = load64(rec->data + ev->args[0].offset);
+    tb = load32(rec->data + ev->args[1].offset);
+    p = d->line + d->line_len;
+    memcpy(p, " pc 0x", 6);
+    p += 6;
+    n = digits_hex_len(pc);
+    digits_hex(p + n, pc);
+    p += n;
+    memcpy(p, " tb ", 4);
+    p += 4;
+    n = digits_dec_len(tb);
+    digits_dec(p + n, tb);
+    d->line_len = (size_t)(p + n - d->line);
+    return true;
+}
+
 /* " " and a mem_access record's decoded arguments (mem-text.h). */
 static void line_mem(struct dump *d, const struct qtrace_record *rec)
 {
     char buf[512];
-    int n = mem_text_fmt(&d->args.mem, rec, buf, sizeof(buf));
+    int n;
+
+    /* Written in place when there is room: no copy of the text. */
+    if (line_room(d, MEM_TEXT_FAST_ROOM + 1)) {
+        n = mem_text_fmt(&d->args.mem, rec, d->line + d->line_len + 1,
+                         MEM_TEXT_FAST_ROOM);
+        if (n > 0 && (unsigned int)n < MEM_TEXT_FAST_ROOM) {
+            d->line[d->line_len] = ' ';
+            d->line_len += 1 + (size_t)n;
+            return;
+        }
+    }
+    n = mem_text_fmt(&d->args.mem, rec, buf, sizeof(buf));
 
     line_lit(d, " ");
     line_add(d, buf, n > 0 && (size_t)n < sizeof(buf) ? (size_t)n
@@ -649,17 +700,35 @@ static void print_symbol(struct dump *d, const struct qtrace_record *rec)
 static void build_line(struct dump *d, const struct qtrace_record *rec,
                        const char *insn)
 {
-    /* Translations belong to no vCPU: "-" in the vCPU column. */
-    if (rec->vcpu == QTRACE_VCPU_NONE) {
-        line_add(d, "- ", 2);
+    const size_t head = 2 * (DIGITS_MAX + 1) + sizeof(rec->ev->name);
+    char *p;
+
+    if (line_room(d, head)) {
+        /* The common case, with room checked once for the three. */
+        p = d->line + d->line_len;
+        if (rec->vcpu == QTRACE_VCPU_NONE) {
+            memcpy(p, "- ", 2);
+            p += 2;
+        } else {
+            p = put_dec(p, rec->vcpu, ' ');
+        }
+        p = put_dec(p, rec->time, ' ');
+        /* The whole array: a fixed size, copied without a call. */
+        memcpy(p, rec->ev->name, sizeof(rec->ev->name));
+        d->line_len = (size_t)(p - d->line) + d->name_len[rec->ev->id];
     } else {
-        line_u64(d, rec->vcpu, ' ');
+        /* Translations belong to no vCPU: "-" in the vCPU column. */
+        if (rec->vcpu == QTRACE_VCPU_NONE) {
+            line_add(d, "- ", 2);
+        } else {
+            line_u64(d, rec->vcpu, ' ');
+        }
+        line_u64(d, rec->time, ' ');
+        line_add(d, rec->ev->name, d->name_len[rec->ev->id]);
     }
-    line_u64(d, rec->time, ' ');
-    line_add(d, rec->ev->name, d->name_len[rec->ev->id]);
     if (rec->ev == d->args.mem.ev) {
         line_mem(d, rec);
-    } else {
+    } else if (rec->ev != d->args.exec_tb || !line_exec_tb(d, rec)) {
         line_args(d, rec);
     }
     if (rec->ev == d->args.exec_insn) {
@@ -678,7 +747,11 @@ static void build_line(struct dump *d, const struct qtrace_record *rec,
         (rec->ev == d->args.sys || rec->ev == d->args.sys_ret)) {
         print_syscall(d, rec);
     }
-    line_lit(d, "\n");
+    if (d->line_len < d->line_cap) {
+        d->line[d->line_len++] = '\n';
+    } else {
+        line_lit(d, "\n");
+    }
 }
 
 static void print_record(struct dump *d, const struct qtrace_record *rec)
@@ -1091,6 +1164,14 @@ int cmd_dump(int argc, char **argv)
         unsigned int jobs = opts.jobs ? opts.jobs :
                             line_pool_default_workers();
 
+        /*
+         * From 3 threads on, the reading gets one of its own: with 2, the
+         * copy it costs is not won back (the reading thread already
+         * keeps up with two formatting ones).
+         */
+        if (jobs > 2) {
+            cli_read_ahead(d.rd, jobs);
+        }
         ret = jobs > 1 ? print_pooled(&d, jobs) : PRINT_ALONE;
         if (ret == PRINT_ALONE) {
             ret = print_records(&d);

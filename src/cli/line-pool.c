@@ -313,7 +313,18 @@ bool line_pool_add(struct line_pool *p, const struct qtrace_record *rec,
     }
     copy = &b->recs[b->n];
     *copy = *rec;
-    copy->data = memcpy(take_bytes(b, rec->size), rec->data, rec->size);
+    copy->data = take_bytes(b, rec->size);
+    /*
+     * Most records are 32 to 64 bytes: two copies of 32 bytes that
+     * overlap cover them without a call of memcpy per record.
+     */
+    if (rec->size >= 32 && rec->size <= 64) {
+        memcpy((uint8_t *)copy->data, rec->data, 32);
+        memcpy((uint8_t *)copy->data + rec->size - 32,
+               rec->data + rec->size - 32, 32);
+    } else {
+        memcpy((uint8_t *)copy->data, rec->data, rec->size);
+    }
     b->notes[b->n++] = note ? memcpy(take_bytes(b, note_len), note,
                                      note_len) : NULL;
     return !p->failed;

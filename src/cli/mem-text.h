@@ -8,6 +8,7 @@
 #ifndef QTRACE_CLI_MEM_TEXT_H
 #define QTRACE_CLI_MEM_TEXT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "qtrace/reader.h"
@@ -17,7 +18,13 @@ struct mem_text {
     const struct qtrace_event_desc *ev; /* NULL: absent or unknown shape */
     int pc, vaddr, paddr, size, flags;  /* argument indexes */
     int device, value;                  /* -1 when the catalog lacks them */
+    bool fast;                          /* every argument an unsigned
+                                           integer (device a string): read
+                                           in place, see mem_text_fmt */
 };
+
+/* Room in which mem_text_fmt writes a line without counting each piece. */
+#define MEM_TEXT_FAST_ROOM 192u
 
 /* Find mem_access and its arguments by name in cat. */
 void mem_text_map(struct mem_text *m, const struct qtrace_catalog *cat);

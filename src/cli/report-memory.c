@@ -6,6 +6,7 @@
  * Only the chunks holding mem_access (and image_map, for the names) are
  * read.
  */
+#include <endian.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -37,7 +38,43 @@ struct acc {
 struct mem_args {
     const struct qtrace_event_desc *ev;
     int pc, vaddr, size, flags;
+    bool fixed;                     /* all four unsigned integers: read at
+                                       their offsets (see field) */
 };
+
+/* Whether argument i of ev is an unsigned integer. */
+static bool is_unsigned(const struct qtrace_event_desc *ev, int i)
+{
+    enum qtrace_arg_type t = ev->args[i].type;
+
+    return t == QTRACE_ARG_U8 || t == QTRACE_ARG_U16 ||
+           t == QTRACE_ARG_U32 || t == QTRACE_ARG_U64;
+}
+
+/*
+ * Unsigned argument i of a record whose fixed part is whole: what
+ * qtrace_record_u64 gives, without its checks (a quarter of the
+ * section's time, four times per access).
+ */
+static inline uint64_t field(const struct qtrace_record *rec, int i)
+{
+    const struct qtrace_arg_desc *a = &rec->ev->args[i];
+    const uint8_t *p = rec->data + a->offset;
+    uint64_t v = 0;
+
+    switch (a->size) {
+    case 1:
+        return p[0];
+    case 2:
+        return (uint64_t)p[0] | (uint64_t)p[1] << 8;
+    case 4:
+        memcpy(&v, p, 4);
+        return le64toh(v);
+    default:
+        memcpy(&v, p, 8);
+        return le64toh(v);
+    }
+}
 
 static int arg_of(const struct qtrace_event_desc *ev, const char *name)
 {
@@ -157,11 +194,21 @@ static int collect(struct qtrace_reader *rd, const struct mem_args *m,
     want[m->ev->id / 64] |= 1ull << (m->ev->id % 64);
     ret = qtrace_reader_select(rd, want, err);
     while (ret >= 0 && (ret = qtrace_reader_next(rd, &rec, err)) > 0) {
-        uint64_t pc = qtrace_record_u64(&rec, (unsigned)m->pc);
-        uint64_t va = qtrace_record_u64(&rec, (unsigned)m->vaddr);
-        uint64_t size = qtrace_record_u64(&rec, (unsigned)m->size);
-        bool store = (qtrace_record_u64(&rec, (unsigned)m->flags) &
-                      QTRACE_MEM_STORE) != 0;
+        uint64_t pc, va, size;
+        bool store;
+
+        if (m->fixed && rec.size >= rec.ev->fixed_size) {
+            pc = field(&rec, m->pc);
+            va = field(&rec, m->vaddr);
+            size = field(&rec, m->size);
+            store = (field(&rec, m->flags) & QTRACE_MEM_STORE) != 0;
+        } else {
+            pc = qtrace_record_u64(&rec, (unsigned)m->pc);
+            va = qtrace_record_u64(&rec, (unsigned)m->vaddr);
+            size = qtrace_record_u64(&rec, (unsigned)m->size);
+            store = (qtrace_record_u64(&rec, (unsigned)m->flags) &
+                     QTRACE_MEM_STORE) != 0;
+        }
 
         count(page_row(by_page, pages, va & PAGE_MASK), store, size);
         count(func_row(by_pc, funcs, syms, pc), store, size);
@@ -276,6 +323,8 @@ static int run_memory(struct qtrace_reader *rd,
                        "memory: none (no mem_access event in the trace's "
                        "catalog)");
     }
+    m.fixed = is_unsigned(m.ev, m.pc) && is_unsigned(m.ev, m.vaddr) &&
+              is_unsigned(m.ev, m.size) && is_unsigned(m.ev, m.flags);
     syms = guest_syms_load(rd, "report");
     if (!syms) {
         qtrace_err_set(err, "guest symbols: %s", strerror(ENOMEM));

@@ -51,6 +51,7 @@ struct report_opts {
     bool want[MAX_SECTIONS];        /* by index in sections[] */
     bool any;                       /* some section option was given */
     size_t n_want;                  /* sections asked for by option */
+    unsigned int jobs;              /* -j: threads, 0 for the default */
 };
 
 static void print_usage(void)
@@ -80,6 +81,9 @@ static void print_usage(void)
            "      --top=N     rows of the --blocks, --insns and --memory\n"
            "                  tables (default: 20 blocks, all others; 0:\n"
            "                  all)\n"
+           "  -j, --jobs=N    threads: 2 or more decode the trace on a\n"
+           "                  thread of its own, beside the tables\n"
+           "                  (default: 2 when a CPU is free)\n"
            "      --per-stream\n"
            "                  --folded: one root frame per vCPU stream\n"
            "                  (default: one, the program)\n"
@@ -120,7 +124,7 @@ static int parse_top(const char *arg, struct report_flags *flags)
 
 static int parse_opts(int argc, char **argv, struct report_opts *opts)
 {
-    struct option long_opts[MAX_SECTIONS + 7];
+    struct option long_opts[MAX_SECTIONS + 8];
     size_t i, n = 0;
     int c, idx;
 
@@ -138,12 +142,14 @@ static int parse_opts(int argc, char **argv, struct report_opts *opts)
                                       OPT_TOP };
     long_opts[n++] = (struct option){ "per-stream", no_argument, NULL,
                                       OPT_PER_STREAM };
+    long_opts[n++] = (struct option){ "jobs", required_argument, NULL,
+                                      'j' };
     long_opts[n++] = (struct option){ "help", no_argument, NULL, 'h' };
     long_opts[n] = (struct option){ NULL, 0, NULL, 0 };
 
     optind = 1;
     guest_syms_options_reset();
-    while ((c = getopt_long(argc, argv, "+:h", long_opts, &idx)) != -1) {
+    while ((c = getopt_long(argc, argv, "+:hj:", long_opts, &idx)) != -1) {
         if (c == 0) {
             opts->n_want += !opts->want[idx];
             opts->want[idx] = true;
@@ -154,6 +160,10 @@ static int parse_opts(int argc, char **argv, struct report_opts *opts)
             }
         } else if (c == OPT_TOP) {
             if (parse_top(optarg, &opts->flags) != CLI_OK) {
+                return CLI_USAGE;
+            }
+        } else if (c == 'j') {
+            if (cli_parse_jobs("report", optarg, &opts->jobs) != CLI_OK) {
                 return CLI_USAGE;
             }
         } else if (c == OPT_KEEP_PLT) {
@@ -227,6 +237,7 @@ int cmd_report(int argc, char **argv)
         return CLI_FAIL;
     }
     progress_attach(rd, "report");
+    cli_read_ahead(rd, opts.jobs);
     opts.flags.tables = &tables;
     tables.multi = opts.flags.format == REPORT_JSON &&
                    (opts.any ? opts.n_want : n_sections()) > 1;

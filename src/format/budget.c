@@ -53,18 +53,25 @@ int budget_init(struct budget *b, char *why, size_t why_len)
 bool budget_take(struct budget *b, uint64_t bytes, char *why,
                  size_t why_len)
 {
+    uint64_t used;
+
     if (!b || b->limit == 0) {
         return true;
     }
-    if (bytes > b->limit - b->used) {
-        bool mib = b->limit >= (1u << 20);
+    used = atomic_load_explicit(&b->used, memory_order_relaxed);
+    do {
+        if (bytes > b->limit - used) {
+            bool mib = b->limit >= (1u << 20);
 
-        snprintf(why, why_len, "the reader's memory limit of %" PRIu64
-                 " %s is reached (%s=SIZE raises it)",
-                 b->limit >> (mib ? 20 : 10), mib ? "MiB" : "KiB",
-                 BUDGET_ENV);
-        return false;
-    }
-    b->used += bytes;
+            snprintf(why, why_len, "the reader's memory limit of %" PRIu64
+                     " %s is reached (%s=SIZE raises it)",
+                     b->limit >> (mib ? 20 : 10), mib ? "MiB" : "KiB",
+                     BUDGET_ENV);
+            return false;
+        }
+    } while (!atomic_compare_exchange_weak_explicit(&b->used, &used,
+                                                    used + bytes,
+                                                    memory_order_relaxed,
+                                                    memory_order_relaxed));
     return true;
 }

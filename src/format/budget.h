@@ -5,11 +5,13 @@
  * (translations, streams, index entries) take their bytes from a budget
  * before they grow, so a small hostile file cannot make the reader
  * allocate gigabytes. The limit comes from QTRACE_READER_MEMORY_LIMIT.
- * Single-threaded, owned by one reader.
+ * Owned by one reader; its count is atomic, as the reader's decoding
+ * thread (reader-ahead.c) and its caller both take from it.
  */
 #ifndef QTRACE_FORMAT_BUDGET_H
 #define QTRACE_FORMAT_BUDGET_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -18,7 +20,7 @@
 #define BUDGET_DEFAULT (1ull << 30)     /* 1 GiB */
 
 struct budget {
-    uint64_t used;                  /* bytes taken and not given back */
+    _Atomic uint64_t used;          /* bytes taken and not given back */
     uint64_t limit;                 /* 0: no limit */
 };
 
@@ -44,9 +46,17 @@ bool budget_take(struct budget *b, uint64_t bytes, char *why,
 /* Give back bytes taken earlier. */
 static inline void budget_give(struct budget *b, uint64_t bytes)
 {
-    if (b) {
-        b->used = bytes < b->used ? b->used - bytes : 0;
+    uint64_t used, left;
+
+    if (!b) {
+        return;
     }
+    used = atomic_load_explicit(&b->used, memory_order_relaxed);
+    do {
+        left = bytes < used ? used - bytes : 0;
+    } while (!atomic_compare_exchange_weak_explicit(&b->used, &used, left,
+                                                    memory_order_relaxed,
+                                                    memory_order_relaxed));
 }
 
 #endif /* QTRACE_FORMAT_BUDGET_H */

@@ -76,6 +76,11 @@ int qtrace_reader_use_timeline(struct qtrace_reader *rd,
                        "without timeline=on)");
         return -ENODATA;
     }
+    /*
+     * Host times follow the chunk being decoded: a reading thread ahead
+     * of the caller would give each record a later chunk's clock.
+     */
+    qtrace_reader_set_ahead(rd, false);
     c->id = (uint16_t)ev->id;
     c->origin = 0;
     if (origin && *origin >= '0' && *origin <= '9') {

@@ -259,6 +259,7 @@ static int rebuild_index(struct qtrace_reader *rd)
 
 bool qtrace_reader_index(struct qtrace_reader *rd)
 {
+    reader_ahead_pause(rd);
     if (!rd->ix_tried && !rd->etr) {
         rd->ix_tried = true;
         rd->ix_from_file = load_index(rd);
@@ -314,6 +315,7 @@ int qtrace_reader_select(struct qtrace_reader *rd, const uint64_t *want,
 {
     int ret;
 
+    reader_ahead_drop(rd);
     rd->selecting = false;
     rd->sel_one = false;
     rd->up.skip_blocks = false;
@@ -362,6 +364,7 @@ int qtrace_reader_chunks(struct qtrace_reader *rd, qtrace_chunk_fn fn,
     size_t i;
     int ret;
 
+    reader_ahead_drop(rd);
     qtrace_reader_rewind(rd);
     if (rd->etr) {
         return 0;
@@ -500,6 +503,7 @@ const struct index_entry *reader_index_entry(struct qtrace_reader *rd,
 uint64_t qtrace_reader_offset(const struct qtrace_reader *rd,
                               uint64_t *size)
 {
+    reader_ahead_pause(rd);
     *size = rd->size;
     /* An etrace file has no chunks to count by: 0 until it is read. */
     if (rd->state != RD_READING) {

@@ -71,6 +71,9 @@ struct qtrace_reader {
     bool inflated;                  /* payload is zbuf's, not the file's */
     struct unpacker up;             /* expands packed chunks */
     struct zchunk_inflater zbuf;    /* decompresses zstd chunks */
+    char why[160];                  /* what the unpacker found wrong: kept
+                                       here, not on the stack of the hot
+                                       path, which then needs no guard */
     uint32_t vcpu;
     uint32_t stream;
     uint64_t cur_no;                /* its chunk index */
@@ -111,6 +114,14 @@ struct qtrace_reader {
 
     struct reader_clock clk;        /* qtrace_reader_use_timeline */
     char *path;                     /* as opened (qtrace_reader_reopen) */
+    /* qtrace_reader_set_ahead (reader-ahead.c): NULL until asked for. */
+    struct reader_ahead *ahead;
+    const struct qtrace_record *ahead_cur;  /* the records of its batch */
+    const struct qtrace_record *ahead_end;  /* the caller takes from */
+    bool ahead_noting;              /* the reading runs on that thread:
+                                       progress is noted for the caller */
+    bool ahead_moved;               /* ... and it moved since last noted */
+    uint64_t ahead_off;             /* ... to there */
 };
 
 /*
@@ -135,7 +146,11 @@ int reader_check_chunk(struct qtrace_reader *rd, uint64_t off, uint64_t no,
 static inline void reader_progress(const struct qtrace_reader *rd,
                                    uint64_t off)
 {
-    if (rd->progress) {
+    if (rd->progress && rd->ahead_noting) {
+        /* Told on the caller's thread, with the records read by then. */
+        ((struct qtrace_reader *)rd)->ahead_off = off;
+        ((struct qtrace_reader *)rd)->ahead_moved = true;
+    } else if (rd->progress) {
         rd->progress(rd->progress_arg, off, rd->size);
     }
 }
@@ -181,5 +196,25 @@ int reader_chunk_records(struct qtrace_reader *rd, uint64_t chunk_seq,
 /* The index entry of the chunk numbered no, or NULL (reader-index.c). */
 const struct index_entry *reader_index_entry(struct qtrace_reader *rd,
                                              uint64_t no);
+
+/*
+ * The next record, read on the calling thread (qtrace_reader_next is
+ * this, unless the reader decodes ahead on a thread of its own).
+ */
+int reader_next_here(struct qtrace_reader *rd, struct qtrace_record *rec,
+                     struct qtrace_err *err);
+
+/*
+ * The decoding thread (reader-ahead.c). pause stops it, if it runs, and
+ * waits for it: the records it read stay queued, the reader's state is
+ * after them, and any thread may touch it; the next qtrace_reader_next
+ * starts it again. drop also forgets the queued records (the reading
+ * starts again elsewhere). free ends it for good.
+ */
+void reader_ahead_pause(const struct qtrace_reader *rd);
+void reader_ahead_drop(const struct qtrace_reader *rd);
+void reader_ahead_free(struct qtrace_reader *rd);
+int reader_ahead_next(struct qtrace_reader *rd, struct qtrace_record *rec,
+                      struct qtrace_err *err);
 
 #endif /* QTRACE_FORMAT_READER_INT_H */

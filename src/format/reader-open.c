@@ -341,6 +341,7 @@ void qtrace_reader_close(struct qtrace_reader *rd)
     if (!rd) {
         return;
     }
+    reader_ahead_free(rd);
     if (rd->map) {
         munmap((void *)rd->map, rd->size);
     }
@@ -386,16 +387,19 @@ qtrace_reader_catalog(const struct qtrace_reader *rd)
 const char *qtrace_reader_end(const struct qtrace_reader *rd,
                               const char *key)
 {
+    reader_ahead_pause(rd);
     return kv_get(&rd->end, key);
 }
 
 bool qtrace_reader_has_end(const struct qtrace_reader *rd)
 {
+    reader_ahead_pause(rd);
     return rd->has_end;
 }
 
 const char *qtrace_reader_stop_reason(const struct qtrace_reader *rd)
 {
+    reader_ahead_pause(rd);
     if (rd->has_end) {
         return NULL;
     }

@@ -123,6 +123,12 @@ check_eq "report --vcpus: main and $THREADS threads with host times" \
 check_eq "report --vcpus: host-time columns" \
     "vcpu,stream,insns,blocks,accesses,syscalls,records,start_ns,end_ns,paused_ns" \
     "$(head -1 "$WORK/vcpus")"
+# With a reading thread asked for, the host times are the same (the
+# reader then decodes on the caller's thread: a chunk's clock goes with
+# the records being counted).
+"$QTRACE" report --vcpus --format=csv -j 2 "$T" > "$WORK/vcpus-j2"
+check_eq "report --vcpus -j 2: the same rows as -j 1" "" \
+    "$(diff "$WORK/vcpus" "$WORK/vcpus-j2")"
 
 # --- a trace without stamps: --merge says what can be had instead.
 "$QTRACE" record -q -e syscall -o "$WORK/plain.qtr" -- "$GUEST" 2 1 \

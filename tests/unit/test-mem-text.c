@@ -137,6 +137,36 @@ static void test_mem_text_short_buffer_returns_length_needed(void **state)
     assert_string_equal(small, "pc 0x40");
 }
 
+/*
+ * A buffer of MEM_TEXT_FAST_ROOM bytes or more takes the direct way, a
+ * smaller one the counted way: both give the same text, whatever the
+ * flags and sizes (the largest values make the longest text).
+ */
+static void test_mem_text_direct_and_counted_ways_agree(void **state)
+{
+    struct fixture *fx = *state;
+    static const uint64_t sizes[] = { 0, 1, 8, 255 };
+    char counted[MEM_TEXT_FAST_ROOM - 1];
+    unsigned int flags, i;
+    int n;
+
+    for (flags = 0; flags < 128; flags++) {
+        for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+            fmt_access(fx, flags, flags & 16 ? "dev" : "");
+            put(fx, fx->m.pc, UINT64_MAX);
+            put(fx, fx->m.vaddr, i ? UINT64_MAX >> (8 * i) : 0);
+            put(fx, fx->m.paddr, UINT64_MAX - i);
+            put(fx, fx->m.value, UINT64_MAX);
+            put(fx, fx->m.size, sizes[i]);
+            n = mem_text_fmt(&fx->m, &fx->r, fx->buf, sizeof(fx->buf));
+            assert_int_equal(n, (int)strlen(fx->buf));
+            assert_int_equal(mem_text_fmt(&fx->m, &fx->r, counted,
+                                          sizeof(counted)), n);
+            assert_string_equal(counted, fx->buf);
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -153,6 +183,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(
             test_mem_text_short_buffer_returns_length_needed, setup,
             teardown),
+        cmocka_unit_test_setup_teardown(
+            test_mem_text_direct_and_counted_ways_agree, setup, teardown),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -10,6 +10,7 @@
 #include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -311,6 +312,24 @@ static int read_all(struct qtrace_reader *rd, const struct expect *ex,
     return ret;
 }
 
+/*
+ * Whether the tests that open through open_reader read ahead on the
+ * reader's thread (qtrace_reader_set_ahead): the same tests, run both
+ * ways, must see the same records, ends and errors.
+ */
+static bool read_ahead;
+
+static int open_reader(const char *path, struct qtrace_reader **rd,
+                       struct qtrace_err *err)
+{
+    int ret = qtrace_reader_open(path, rd, err);
+
+    if (ret == 0 && read_ahead) {
+        assert_int_equal(qtrace_reader_set_ahead(*rd, true), 0);
+    }
+    return ret;
+}
+
 /* Offsets of the chunks of a trace file (walking the headers). */
 static size_t chunk_offsets(const uint8_t *buf, size_t len, size_t *offs,
                             size_t max)
@@ -357,7 +376,7 @@ static void test_reader_round_trip_returns_every_record(void **state)
     size_t n;
 
     (void)state;
-    assert_int_equal(qtrace_reader_open(path, &rd, &err), 0);
+    assert_int_equal(open_reader(path, &rd, &err), 0);
     assert_string_equal(qtrace_reader_meta(rd, "arch"), "aarch64");
     assert_string_equal(qtrace_reader_meta(rd, "format"), "1");
     assert_null(qtrace_reader_meta(rd, "qemu"));
@@ -540,7 +559,7 @@ static void test_reader_missing_end_reports_unclean_exit(void **state)
     size_t n;
 
     (void)state;
-    assert_int_equal(qtrace_reader_open(path, &rd, &err), 0);
+    assert_int_equal(open_reader(path, &rd, &err), 0);
     assert_int_equal(read_all(rd, &ex, &n, &err), 0);
     assert_int_equal(n, 28);
     assert_false(qtrace_reader_has_end(rd));
@@ -565,7 +584,7 @@ static void check_cut(const char *path, const struct expect *ex,
     size_t k;
     int ret;
 
-    ret = qtrace_reader_open(path, &rd, &err);
+    ret = open_reader(path, &rd, &err);
     if (cut < offs[1]) {
         /* The file header or the META chunk is incomplete. */
         assert_true(ret < 0);
@@ -653,7 +672,7 @@ static int read_modified(uint8_t *buf, size_t size, const struct expect *ex,
     int ret;
 
     write_file(path, buf, size);
-    ret = qtrace_reader_open(path, &rd, err);
+    ret = open_reader(path, &rd, err);
     assert_int_equal(ret, 0);
     ret = read_all(rd, ex, n, err);
     if (ret < 0) {
@@ -1225,6 +1244,181 @@ static void test_reader_rewind_after_release_reads_again(void **state)
     free(path);
 }
 
+/* The tests above that read through open_reader, reading ahead. */
+static void test_reader_ahead_round_trip(void **state)
+{
+    read_ahead = true;
+    test_reader_round_trip_returns_every_record(state);
+    test_reader_missing_end_reports_unclean_exit(state);
+    read_ahead = false;
+}
+
+static void test_reader_ahead_every_cut(void **state)
+{
+    read_ahead = true;
+    test_reader_every_cut_reads_whole_chunks(state);
+    read_ahead = false;
+}
+
+static void test_reader_ahead_bad_chunks_and_records(void **state)
+{
+    read_ahead = true;
+    test_reader_flipped_payload_byte_is_checksum_mismatch(state);
+    test_reader_corrupt_chunk_header_stops_there(state);
+    test_reader_bad_records_rejected(state);
+    read_ahead = false;
+}
+
+#define MANY_RECS 60000u            /* seven batches of the thread */
+#define RECS_PER_CHUNK 100u
+
+/* A trace of MANY_RECS ev_a records, record i with time i and pc i. */
+static char *write_many(void)
+{
+    struct qtrace_writer *w;
+    struct qtrace_err err;
+    struct payload pl;
+    char *path = temp_path();
+    char end[64];
+    uint32_t i;
+
+    assert_int_equal(qtrace_writer_open(&w, path, meta_text, catalog_text,
+                                        &err), 0);
+    pl.len = 0;
+    for (i = 0; i < MANY_RECS; i++) {
+        rec_a(&pl, i, i, i % 7);
+        if ((i + 1) % RECS_PER_CHUNK == 0) {
+            write_data_as(w, NULL, i / RECS_PER_CHUNK % 2, &pl,
+                          i / RECS_PER_CHUNK % 3 == 0);
+            pl.len = 0;
+        }
+    }
+    snprintf(end, sizeof(end), "records=%u\nlost=0\n", MANY_RECS);
+    assert_int_equal(qtrace_writer_close(w, end, &err), 0);
+    return path;
+}
+
+/* Read up to n records, checking each is the next one; returns the count. */
+static uint32_t read_many(struct qtrace_reader *rd, uint32_t *next,
+                          uint32_t n, int *ret)
+{
+    struct qtrace_record rec;
+    struct qtrace_err err;
+    uint32_t got = 0;
+
+    while (got < n && (*ret = qtrace_reader_next(rd, &rec, &err)) == 1) {
+        assert_int_equal(rec.time, *next);
+        assert_int_equal(rec.size, 32);
+        assert_int_equal(get32(rec.data + 16), *next);
+        assert_int_equal(rec.vcpu, *next / RECS_PER_CHUNK % 2);
+        (*next)++;
+        got++;
+    }
+    return got;
+}
+
+/*
+ * Calls between the records stop the thread and start it again: the
+ * records go on in order from where they were; rewind and select start
+ * over; close with the thread running ends it.
+ */
+static void test_reader_ahead_many_batches_and_pauses(void **state)
+{
+    struct qtrace_reader *rd;
+    struct qtrace_err err;
+    char *path = write_many();
+    uint64_t size, want[QTRACE_MAX_EVENTS / 64] = { 0 };
+    uint32_t next = 0;
+    int ret = 1;
+
+    (void)state;
+    assert_int_equal(qtrace_reader_open(path, &rd, &err), 0);
+    assert_int_equal(qtrace_reader_set_ahead(rd, true), 0);
+    assert_int_equal(read_many(rd, &next, 10000, &ret), 10000);
+    /* Ahead of the records handed out, never behind them. */
+    assert_true(qtrace_reader_offset(rd, &size) > 16);
+    assert_int_equal(read_many(rd, &next, 1, &ret), 1);
+    assert_false(qtrace_reader_index(rd));     /* the writer wrote none */
+    assert_int_equal(qtrace_reader_charge(rd, 100, &err), 0);
+    assert_string_equal(qtrace_reader_stop_reason(rd),
+                        "trace not read to its end");
+    assert_int_equal(read_many(rd, &next, 20000, &ret), 20000);
+    /* Off: the records read ahead first, then on this thread. */
+    assert_int_equal(qtrace_reader_set_ahead(rd, false), 0);
+    assert_int_equal(read_many(rd, &next, 5000, &ret), 5000);
+    assert_int_equal(qtrace_reader_set_ahead(rd, true), 0);
+    assert_int_equal(read_many(rd, &next, MANY_RECS, &ret),
+                     MANY_RECS - 35001);
+    assert_int_equal(ret, 0);
+    assert_int_equal(next, MANY_RECS);
+    assert_true(qtrace_reader_has_end(rd));
+    assert_null(qtrace_reader_stop_reason(rd));
+    assert_int_equal(read_many(rd, &next, 1, &ret), 0);
+    assert_int_equal(ret, 0);
+
+    qtrace_reader_rewind(rd);
+    next = 0;
+    assert_int_equal(read_many(rd, &next, 30000, &ret), 30000);
+    qtrace_reader_rewind(rd);
+    next = 0;
+    assert_int_equal(read_many(rd, &next, 100, &ret), 100);
+    /* A selection starts over too. */
+    want[EV_A / 64] |= 1ull << (EV_A % 64);
+    assert_int_equal(qtrace_reader_select(rd, want, &err), 0);
+    next = 0;
+    assert_int_equal(read_many(rd, &next, MANY_RECS + 1, &ret), MANY_RECS);
+    assert_int_equal(ret, 0);
+    qtrace_reader_rewind(rd);
+    next = 0;
+    assert_int_equal(read_many(rd, &next, 25000, &ret), 25000);
+    qtrace_reader_close(rd);
+    unlink(path);
+    free(path);
+}
+
+/* Progress offsets reach the caller, on its thread, in order, to the end. */
+struct progress_seen {
+    uint64_t last;
+    uint64_t calls;
+    bool backwards;
+};
+
+static void on_progress(void *arg, uint64_t offset, uint64_t size)
+{
+    struct progress_seen *ps = arg;
+
+    (void)size;
+    ps->backwards |= offset < ps->last;
+    ps->last = offset;
+    ps->calls++;
+}
+
+static void test_reader_ahead_progress_chunk_by_chunk(void **state)
+{
+    struct progress_seen seen = { 0, 0, false };
+    struct qtrace_reader *rd;
+    struct qtrace_err err;
+    char *path = write_many();
+    uint32_t next = 0;
+    uint64_t size;
+    int ret = 1;
+
+    (void)state;
+    assert_int_equal(qtrace_reader_open(path, &rd, &err), 0);
+    qtrace_reader_offset(rd, &size);
+    qtrace_reader_set_progress(rd, on_progress, &seen);
+    assert_int_equal(qtrace_reader_set_ahead(rd, true), 0);
+    assert_int_equal(read_many(rd, &next, MANY_RECS + 1, &ret), MANY_RECS);
+    assert_int_equal(ret, 0);
+    assert_false(seen.backwards);
+    assert_int_equal(seen.last, size);
+    /* One a chunk at least, as without the thread. */
+    assert_true(seen.calls >= MANY_RECS / RECS_PER_CHUNK);
+    qtrace_reader_close(rd);
+    unlink(path);
+    free(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1245,6 +1439,11 @@ int main(void)
         cmocka_unit_test(test_reader_zstd_frame_over_the_limit_rejected),
         cmocka_unit_test(test_reader_bad_record_in_zstd_chunk_named),
         cmocka_unit_test(test_reader_rewind_after_release_reads_again),
+        cmocka_unit_test(test_reader_ahead_round_trip),
+        cmocka_unit_test(test_reader_ahead_every_cut),
+        cmocka_unit_test(test_reader_ahead_bad_chunks_and_records),
+        cmocka_unit_test(test_reader_ahead_many_batches_and_pauses),
+        cmocka_unit_test(test_reader_ahead_progress_chunk_by_chunk),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
