@@ -282,44 +282,24 @@ int unpack_note_tb(struct unpacker *u, const uint8_t *rec, char *why,
     return 0;
 }
 
-/* The access table of s, allocated zeroed the first time. */
-static int need_acc(struct unpacker *u, struct unpack_stream *s, char *why,
-                    size_t why_len)
+/*
+ * A table of n entries of size bytes, zeroed (a stream's access table,
+ * its translation cache), charged to the budget; NULL with why filled.
+ */
+static void *new_table(struct unpacker *u, size_t n, size_t size,
+                       char *why, size_t why_len)
 {
-    if (s->acc) {
-        return 0;
-    }
-    if (!budget_take(u->budget, PACKED_ACC_SLOTS * sizeof(*s->acc), why,
-                     why_len)) {
-        return -ENOMEM;
-    }
-    s->acc = calloc(PACKED_ACC_SLOTS, sizeof(*s->acc));
-    if (!s->acc) {
-        budget_give(u->budget, PACKED_ACC_SLOTS * sizeof(*s->acc));
-        snprintf(why, why_len, "%s", strerror(ENOMEM));
-        return -ENOMEM;
-    }
-    return 0;
-}
+    void *table;
 
-/* The translation cache of s, allocated zeroed the first time. */
-static int need_xlate(struct unpacker *u, struct unpack_stream *s, char *why,
-                      size_t why_len)
-{
-    if (s->xlate) {
-        return 0;
+    if (!budget_take(u->budget, n * size, why, why_len)) {
+        return NULL;
     }
-    if (!budget_take(u->budget, PACKED_XLATE_SLOTS * sizeof(*s->xlate), why,
-                     why_len)) {
-        return -ENOMEM;
-    }
-    s->xlate = calloc(PACKED_XLATE_SLOTS, sizeof(*s->xlate));
-    if (!s->xlate) {
-        budget_give(u->budget, PACKED_XLATE_SLOTS * sizeof(*s->xlate));
+    table = calloc(n, size);
+    if (!table) {
+        budget_give(u->budget, n * size);
         snprintf(why, why_len, "%s", strerror(ENOMEM));
-        return -ENOMEM;
     }
-    return 0;
+    return table;
 }
 
 int unpack_begin(struct unpacker *u, uint32_t stream, uint16_t flags,
@@ -344,11 +324,15 @@ int unpack_begin(struct unpacker *u, uint32_t stream, uint16_t flags,
     u->cur = *s;
     clear_pending(u);
     u->accesses = flags & QTRACE_CHUNK_ACCESSES;
-    if (u->accesses && need_acc(u, *s, why, why_len) < 0) {
+    if (u->accesses && !(*s)->acc &&
+        !((*s)->acc = new_table(u, PACKED_ACC_SLOTS, sizeof(*(*s)->acc),
+                                why, why_len))) {
         return -ENOMEM;
     }
     u->phys = u->accesses && (flags & QTRACE_CHUNK_PHYS);
-    if (u->phys && need_xlate(u, *s, why, why_len) < 0) {
+    if (u->phys && !(*s)->xlate &&
+        !((*s)->xlate = new_table(u, PACKED_XLATE_SLOTS,
+                                  sizeof(*(*s)->xlate), why, why_len))) {
         return -ENOMEM;
     }
     return 0;

@@ -264,46 +264,37 @@ static int parse_encoding(struct options *opts, const char *value,
     return 0;
 }
 
-static int parse_phys_check(struct options *opts, const char *value,
-                            struct qtrace_err *err)
+/* An on|off option into *flag. */
+static int parse_on_off(const char *value, bool *flag,
+                        struct qtrace_err *err)
 {
     if (strcmp(value, "on") == 0) {
-        opts->phys_check = true;
+        *flag = true;
     } else if (strcmp(value, "off") == 0) {
-        opts->phys_check = false;
+        *flag = false;
     } else {
         qtrace_err_set(err, "expected on or off");
         return -EINVAL;
     }
     return 0;
+}
+
+static int parse_phys_check(struct options *opts, const char *value,
+                            struct qtrace_err *err)
+{
+    return parse_on_off(value, &opts->phys_check, err);
 }
 
 static int parse_lossy(struct options *opts, const char *value,
                        struct qtrace_err *err)
 {
-    if (strcmp(value, "on") == 0) {
-        opts->lossy = true;
-    } else if (strcmp(value, "off") == 0) {
-        opts->lossy = false;
-    } else {
-        qtrace_err_set(err, "expected on or off");
-        return -EINVAL;
-    }
-    return 0;
+    return parse_on_off(value, &opts->lossy, err);
 }
 
 static int parse_timeline(struct options *opts, const char *value,
                           struct qtrace_err *err)
 {
-    if (strcmp(value, "on") == 0) {
-        opts->timeline = true;
-    } else if (strcmp(value, "off") == 0) {
-        opts->timeline = false;
-    } else {
-        qtrace_err_set(err, "expected on or off");
-        return -EINVAL;
-    }
-    return 0;
+    return parse_on_off(value, &opts->timeline, err);
 }
 
 static int parse_compress(struct options *opts, const char *value,
