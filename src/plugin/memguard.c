@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The guard against QEMU 7.2's stale access-callback list (memguard.h).
+ * Costs one inline add per store in the blocks QEMU would otherwise run
+ * plain, and only in runs that instrument accesses on QEMU 7.2.
+ */
+#include <stdlib.h>
+
+#include "memguard.h"
+
+static struct {
+    bool needed;                /* this QEMU has the defect */
+    bool armed;                 /* an access callback was registered */
+    uint64_t sink;              /* the inline add's target, never read */
+} mg;
+
+void memguard_setup(int api, const char *qemu_version)
+{
+    long major = strtol(qemu_version, NULL, 10);
+
+    /* API 2 is QEMU 9.0 on; an unknown version gets the guard. */
+    mg.needed = api < 2 && major < 8;
+}
+
+void memguard_arm(void)
+{
+    if (mg.needed && !__atomic_load_n(&mg.armed, __ATOMIC_RELAXED)) {
+        __atomic_store_n(&mg.armed, true, __ATOMIC_RELAXED);
+    }
+}
+
+void memguard_insn(struct qemu_plugin_insn *insn)
+{
+    if (!__atomic_load_n(&mg.armed, __ATOMIC_RELAXED)) {
+        return;
+    }
+    /*
+     * Adding 0 leaves the sink alone; stores only, fewer than loads. An
+     * instruction whose helper only loads sees the list, which has no
+     * callback for loads, and calls nothing.
+     */
+    qemu_plugin_register_vcpu_mem_inline(insn, QEMU_PLUGIN_MEM_W,
+                                         QEMU_PLUGIN_INLINE_ADD_U64,
+                                         &mg.sink, 0);
+}
+
+void memguard_tb(struct qemu_plugin_tb *tb)
+{
+    size_t i, n;
+
+    if (!__atomic_load_n(&mg.armed, __ATOMIC_RELAXED)) {
+        return;
+    }
+    n = qemu_plugin_tb_n_insns(tb);
+    for (i = 0; i < n; i++) {
+        memguard_insn(qemu_plugin_tb_get_insn(tb, i));
+    }
+}
