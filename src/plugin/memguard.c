@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The guard against QEMU 7.2's stale access-callback list (memguard.h).
- * Costs one inline add per store in the blocks QEMU would otherwise run
- * plain, and only in runs that instrument accesses on QEMU 7.2.
+ * Costs two stores around each instruction that calls a QEMU helper, in
+ * the blocks QEMU would otherwise run plain, and only in runs that
+ * instrument accesses on QEMU 7.2.
  */
 #include <stdlib.h>
 
@@ -35,11 +36,14 @@ void memguard_insn(struct qemu_plugin_insn *insn)
         return;
     }
     /*
-     * Adding 0 leaves the sink alone; stores only, fewer than loads. An
-     * instruction whose helper only loads sees the list, which has no
-     * callback for loads, and calls nothing.
+     * For no kind of access (rw 0): QEMU 7.2 emits the inline add at
+     * the accesses that match rw, that is none, but still counts the
+     * operation when it decides whether the instruction's helpers get
+     * its list; its helpers then stop at the operation, which matches
+     * no access either. What is left is QEMU setting and clearing the
+     * pointer around the instructions that call helpers.
      */
-    qemu_plugin_register_vcpu_mem_inline(insn, QEMU_PLUGIN_MEM_W,
+    qemu_plugin_register_vcpu_mem_inline(insn, (enum qemu_plugin_mem_rw)0,
                                          QEMU_PLUGIN_INLINE_ADD_U64,
                                          &mg.sink, 0);
 }

@@ -13,9 +13,9 @@
  * block exit.
  *
  * The guard: once an access callback has been registered, every
- * instruction translated without one gets a no-op inline operation on
- * its stores, so that QEMU sets the list to that instruction's own
- * before it runs. Off on QEMU 8.0 and later, and before the first access
+ * instruction translated without one gets an inline operation that
+ * matches no access, so that QEMU sets the list to that instruction's
+ * own (which calls nothing) before its helpers run. Off on QEMU 8.0 and later, and before the first access
  * callback (the list was never set).
  */
 #ifndef QTRACE_PLUGIN_MEMGUARD_H
