@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The guard against QEMU 7.2's stale access-callback list (memguard.h).
- * Costs two stores around each instruction that calls a QEMU helper, in
- * the blocks QEMU would otherwise run plain, and only in runs that
- * instrument accesses on QEMU 7.2.
+ * Only in runs that instrument accesses on QEMU 7.2, in the blocks QEMU
+ * would otherwise run plain: an operation per instruction at
+ * translation, and QEMU's two stores around each instruction that calls
+ * a helper (docs/performance.md: no cost per instruction run measured).
  */
 #include <stdlib.h>
 
@@ -19,8 +20,12 @@ void memguard_setup(int api, const char *qemu_version)
 {
     long major = strtol(qemu_version, NULL, 10);
 
-    /* API 2 is QEMU 9.0 on; an unknown version gets the guard. */
-    mg.needed = api < 2 && major < 8;
+    /*
+     * API 2 is QEMU 9.0 on; an unknown version gets the guard, where
+     * QEMU has the call (gone from 9.0's API).
+     */
+    mg.needed = api < 2 && major < 8 &&
+                qemu_plugin_register_vcpu_mem_inline != NULL;
 }
 
 void memguard_arm(void)
