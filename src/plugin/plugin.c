@@ -29,6 +29,7 @@
 #include "instrument/instr.h"
 #include "maps.h"
 #include "mem.h"
+#include "memguard.h"
 #include "xlate-flush.h"
 #include "meta.h"
 #include "mmio-cache.h"
@@ -740,12 +741,16 @@ static void instrument_insns(struct qemu_plugin_tb *tb, struct tb_info *ti)
     const struct filter *f = &qt.opts.filter;
     uint32_t i;
 
+    if (qt.trace_mem) {
+        memguard_arm();
+    }
     for (i = 0; i < ti->n_insns; i++) {
         struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
         struct insn_info *in = &ti->insns[i];
 
         if (!filter_pc_in_range(f, in->pc) ||
             !filter_insn_selected(f, in->pc, in->disas)) {
+            memguard_insn(insn);
             continue;
         }
         if (qt.trace_exec_insn) {
@@ -757,6 +762,8 @@ static void instrument_insns(struct qemu_plugin_tb *tb, struct tb_info *ti)
             qemu_plugin_register_vcpu_mem_cb(insn, pick_mem_cb(),
                                              QEMU_PLUGIN_CB_NO_REGS,
                                              QEMU_PLUGIN_MEM_RW, in);
+        } else {
+            memguard_insn(insn);
         }
     }
 }
@@ -917,11 +924,13 @@ static void vcpu_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
     mode = window_translation_mode();
     if (mode == WINDOW_MODE_DONE) {
         /* Every window has closed: QEMU runs this block plain. */
+        memguard_tb(tb);
         return;
     }
     ti = tbtab_new((uint32_t)n);
     if (!ti) {
         writer_count_lost(1);
+        memguard_tb(tb);
         return;
     }
     ti->pc = qemu_plugin_tb_vaddr(tb);
@@ -935,10 +944,12 @@ static void vcpu_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
     trigger = window_tb_mark(tb, ti);
     if (!trigger && mode == WINDOW_MODE_PENDING && tb_in_range(ti)) {
         instrument_pending(tb, ti);
+        memguard_tb(tb);
         drop_disas(ti);
         return;
     }
     if (!tb_in_range(ti)) {
+        memguard_tb(tb);
         if (qt.trace_calls) {
             qemu_plugin_register_vcpu_tb_exec_cb(tb, vcpu_tb_calls_only,
                                                  QEMU_PLUGIN_CB_NO_REGS, ti);
@@ -1708,6 +1719,7 @@ int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
     insn_extent_setup(qt.target, qc_api());
     snprintf(qt.qemu_version, sizeof(qt.qemu_version), "%s",
              qc_qemu_version(info->target_name));
+    memguard_setup(qc_api(), qt.qemu_version);
     qt.device_names = device_names_safe();
     atomic_init(&qt.next_stream, 1);
     writer_set_end_counts(fmt_end_counts);
