@@ -348,10 +348,9 @@ static void key_del(struct sys_vcpu *sv, struct stask *t)
     }
 }
 
-/* The highest frame of t's kernel stack with a slot: its key. */
-static uint64_t task_key(struct stask *t)
+/* The slot of st's innermost frame that has one, 0 if none. */
+static uint64_t innermost_slot(const struct sstack *st)
 {
-    const struct sstack *st = &t->st[LEVEL_KERNEL];
     uint32_t k = st->depth < st->cap ? st->depth : st->cap;
 
     for (; k > 0; k--) {
@@ -360,6 +359,12 @@ static uint64_t task_key(struct stask *t)
         }
     }
     return 0;
+}
+
+/* The innermost frame of t's kernel stack with a slot: its key. */
+static uint64_t task_key(struct stask *t)
+{
+    return innermost_slot(&t->st[LEVEL_KERNEL]);
 }
 
 /* Close every frame of t's stacks (kind), marking each stack first. */
@@ -520,6 +525,7 @@ static bool do_return(struct sys_vcpu *sv, uint64_t slot, uint64_t target,
     struct sstack *st = cur_stack(sv);
     struct sframe *top = top_of(st);
     struct stask *t;
+    uint64_t ref;
     uint32_t k;
 
     if (st->depth > SYS_MAX_DEPTH || (st->depth && !top)) {
@@ -537,7 +543,10 @@ static bool do_return(struct sys_vcpu *sv, uint64_t slot, uint64_t target,
      * The top frame's return address, read elsewhere: the callee moved
      * it (x86 entry code's save_ret) or saves none (an aarch64 leaf).
      */
-    if (top && top->ret == target) {
+    if (top && top->ret == target &&
+        (!top->slot || is_near(slot, top->slot))) {
+        /* On another stack, the same address is a context switch: every
+         * task switched out returns to the same place in the scheduler. */
         return return_from(sv, st, st->depth, target, time);
     }
     t = sv->level == LEVEL_KERNEL ? key_find(sv, slot) : NULL;
@@ -548,8 +557,11 @@ static bool do_return(struct sys_vcpu *sv, uint64_t slot, uint64_t target,
         k = find_slot(st, slot);
         return k ? return_from(sv, st, k, target, time) : false;
     }
-    if ((top && top->slot && is_near(slot, top->slot)) ||
-        !st->last_slot || is_near(slot, st->last_slot)) {
+    ref = innermost_slot(st);
+    if (!ref) {
+        ref = st->last_slot;
+    }
+    if (!ref || is_near(slot, ref)) {
         /*
          * This stack, but no frame of ours: a frame entered before
          * tracing began, or a thunk's trap call. Frames below the slot
@@ -569,9 +581,97 @@ static bool do_return(struct sys_vcpu *sv, uint64_t slot, uint64_t target,
 
 /* ---- calls and thunks ---- */
 
+/*
+ * __fentry__ (x86), learnt from calls made by a function's first
+ * instruction: the one target most such calls have (a majority vote,
+ * shared by the vCPUs; a torn update only delays it).
+ */
+static uint64_t fentry_addr, fentry_votes;
+
+static void learn_fentry(struct sys_vcpu *sv, uint64_t target)
+{
+    const struct sframe *f = top_of(cur_stack(sv));
+    uint64_t cand = __atomic_load_n(&fentry_addr, __ATOMIC_RELAXED);
+    uint64_t votes = __atomic_load_n(&fentry_votes, __ATOMIC_RELAXED);
+
+    if (!f || f->entry != sv->pend_pc) {
+        return;
+    }
+    if (cand == target) {
+        votes += votes < 1000;
+    } else if (votes > 0) {
+        votes--;
+    } else {
+        __atomic_store_n(&fentry_addr, target, __ATOMIC_RELAXED);
+        votes = 1;
+    }
+    __atomic_store_n(&fentry_votes, votes, __ATOMIC_RELAXED);
+}
+
+/*
+ * Addresses calls reached (functions' entries), shared by the vCPUs:
+ * open addressing, 0 empty, filled by compare-and-swap; full, it only
+ * stops learning. A nop at a jump's target is a function's entry when
+ * a call reached it too, and a static branch's otherwise.
+ */
+#define ENTRY_SLOTS (1u << 17)
+static uint64_t entry_set[ENTRY_SLOTS];
+
+static uint32_t entry_hash(uint64_t pc)
+{
+    return (uint32_t)((pc * 0x9e3779b97f4a7c15ull) >> 40) &
+           (ENTRY_SLOTS - 1);
+}
+
+static bool entry_known(uint64_t pc)
+{
+    uint32_t i, n;
+
+    for (i = entry_hash(pc), n = 0; n < 64; i = (i + 1) & (ENTRY_SLOTS - 1),
+         n++) {
+        uint64_t v = __atomic_load_n(&entry_set[i], __ATOMIC_RELAXED);
+
+        if (v == pc) {
+            return true;
+        }
+        if (!v) {
+            return false;
+        }
+    }
+    return false;
+}
+
+static void entry_add(uint64_t pc)
+{
+    uint32_t i, n;
+
+    for (i = entry_hash(pc), n = 0; n < 64; i = (i + 1) & (ENTRY_SLOTS - 1),
+         n++) {
+        uint64_t v = __atomic_load_n(&entry_set[i], __ATOMIC_RELAXED);
+
+        if (v == pc) {
+            return;
+        }
+        if (!v && __atomic_compare_exchange_n(&entry_set[i], &v, pc, false,
+                                              __ATOMIC_RELAXED,
+                                              __ATOMIC_RELAXED)) {
+            return;
+        }
+        if (v == pc) {
+            return;
+        }
+    }
+}
+
 static void do_call(struct sys_vcpu *sv, const struct tb_info *tb,
                     uint64_t entry, uint64_t time)
 {
+    if (ss.isa == CALLS_ISA_X86_64) {
+        learn_fentry(sv, entry);
+    }
+    if (tb && (tb->sys_flags & SYS_F_ENTRY_NOP) && !entry_known(entry)) {
+        entry_add(entry);
+    }
     if (tb && (tb->sys_flags & SYS_F_THUNK_RETURN)) {
         return;                     /* returns for its caller */
     }
@@ -610,19 +710,31 @@ static void do_tail(struct sys_vcpu *sv, uint64_t target, uint64_t time)
     emit_func(sv, false, f, sv->pend_pc, st->depth, ENTRY_TAIL, time);
 }
 
-/*
- * An interrupt came between a call and its callee's first block: the
- * callee is entered (its address known from a direct call), or held by
- * the trap's frame until the trap returns to it.
- */
-static void call_before_trap(struct sys_vcpu *sv, const struct tb_info *prev,
-                             uint64_t time)
+void calls_sys_jump(unsigned int vcpu, const struct tb_info *tb,
+                    uint64_t from, uint64_t time)
 {
-    if (prev->sys_target) {
-        push(sv, prev->sys_target, sv->pend_next, sv->pend_slot,
-             sv->pend_pc, ENTRY_CALL, false, time);
+    struct sys_vcpu *sv = sv_of(vcpu);
+    uint64_t fentry = __atomic_load_n(&fentry_addr, __ATOMIC_RELAXED);
+
+    if (!sv || (sv->hot->attn & FLOW_ATTN_THUNK)) {
         return;
     }
+    if ((tb->sys_flags & SYS_F_ENTRY) ||
+        ((tb->sys_flags & SYS_F_ENTRY_CALL) && fentry &&
+         tb->sys_entry_call == fentry) ||
+        ((tb->sys_flags & SYS_F_ENTRY_NOP) && entry_known(tb->pc))) {
+        sv->pend_pc = from;
+        do_tail(sv, tb->pc, time);
+    }
+}
+
+/*
+ * An interrupt came between a call and its callee's first block: the
+ * call is held by the trap's frame until the trap returns to the
+ * callee, whose block then tells a function from a thunk or a landing.
+ */
+static void call_before_trap(struct sys_vcpu *sv)
+{
     sv->held = HELD_CALL;
     sv->held_ret = sv->pend_next;
     sv->held_slot = sv->pend_slot;
@@ -693,7 +805,7 @@ bool calls_sys_branch(unsigned int vcpu, const struct tb_info *prev,
     switch (sv->pend_class) {
     case CALLS_CALL:
         if (trap) {
-            call_before_trap(sv, prev, start);
+            call_before_trap(sv);
         } else if (tb->pc != sv->pend_next) {
             do_call(sv, tb, tb->pc, start);
         }
@@ -754,8 +866,8 @@ static uint32_t find_trap(const struct sstack *st)
     return 0;
 }
 
-void calls_sys_trap_return(unsigned int vcpu, uint64_t to, bool to_user,
-                           uint64_t time)
+void calls_sys_trap_return(unsigned int vcpu, const struct tb_info *tb,
+                           uint64_t to, bool to_user, uint64_t time)
 {
     struct sys_vcpu *sv = sv_of(vcpu);
     struct sstack *st;
@@ -784,9 +896,20 @@ void calls_sys_trap_return(unsigned int vcpu, uint64_t to, bool to_user,
     held = st->frames[k - 1];
     unwind_to(sv, st, k, to, EXIT_UNWOUND, time);
     pop(sv, st, to, EXIT_RETURN, time);
-    if (held.held == HELD_CALL) {
-        push(sv, to, held.held_ret, held.held_slot, held.held_from,
-             ENTRY_CALL, false, time);
+    if (held.held != HELD_NONE && !tb) {
+        /* Straight into another handler: that trap holds the call. */
+        sv->held = held.held;
+        sv->held_ret = held.held_ret;
+        sv->held_slot = held.held_slot;
+        sv->held_from = held.held_from;
+    } else if (held.held == HELD_CALL) {
+        sv->pend_next = held.held_ret;
+        sv->pend_slot = held.held_slot;
+        sv->pend_pc = held.held_from;
+        if (!((tb->sys_flags & SYS_F_LANDING) &&
+              to - held.held_ret - 1 < 8)) {
+            do_call(sv, tb, to, time);
+        }
     } else if (held.held == HELD_THUNK) {
         sv->thunk_ret = held.held_ret;
         sv->thunk_slot = held.held_slot;
@@ -811,6 +934,19 @@ static inline bool is_own_access(const struct sys_vcpu *sv,
     return sv->hot->prev == in->tb;
 }
 
+/*
+ * x86: the first access of a call or a return of its block is its own.
+ * QEMU delivers an interrupt between two blocks with the callbacks of
+ * the last instruction still armed (7.2): the descriptor loads and the
+ * frame's stores of the delivery reach them too, and must not replace
+ * the slot the instruction noted.
+ */
+static inline bool is_first_access(const struct sys_vcpu *sv,
+                                   const struct insn_info *in)
+{
+    return is_own_access(sv, in) && !(sv->hot->attn & FLOW_ATTN_BRANCH);
+}
+
 static inline void note(struct sys_vcpu *sv, const struct insn_info *in,
                         uint8_t cls, uint64_t slot)
 {
@@ -827,7 +963,8 @@ static void vcpu_call_mem(unsigned int vcpu, qemu_plugin_meminfo_t info,
 {
     struct sys_vcpu *sv = sv_of(vcpu);
 
-    if (sv && is_own_access(sv, udata) && qemu_plugin_mem_is_store(info)) {
+    if (sv && is_first_access(sv, udata) &&
+        qemu_plugin_mem_is_store(info)) {
         note(sv, udata, CALLS_CALL, vaddr);
     }
 }
@@ -838,7 +975,8 @@ static void vcpu_return_mem(unsigned int vcpu, qemu_plugin_meminfo_t info,
 {
     struct sys_vcpu *sv = sv_of(vcpu);
 
-    if (sv && is_own_access(sv, udata) && !qemu_plugin_mem_is_store(info)) {
+    if (sv && is_first_access(sv, udata) &&
+        !qemu_plugin_mem_is_store(info)) {
         note(sv, udata, CALLS_RET, vaddr);
     }
 }

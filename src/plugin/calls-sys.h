@@ -60,14 +60,22 @@ bool calls_sys_branch(unsigned int vcpu, const struct tb_info *prev,
                       const struct tb_info *tb, uint64_t start, bool trap);
 
 /*
+ * flow.c: the direct jump at `from` reached tb, which starts the way
+ * functions start: a tail call if tb is one (SYS_F_ENTRY, or a call to
+ * __fentry__ as the tracker learnt it).
+ */
+void calls_sys_jump(unsigned int vcpu, const struct tb_info *tb,
+                    uint64_t from, uint64_t time);
+
+/*
  * flow.c: an interrupt, exception or system call enters handler (from
  * user code: from_user), or one returns to `to` (to user code: to_user),
- * at time.
+ * the block tb (NULL: straight into another trap's handler), at time.
  */
 void calls_sys_trap_entry(unsigned int vcpu, uint64_t handler,
                           bool from_user, uint64_t time);
-void calls_sys_trap_return(unsigned int vcpu, uint64_t to, bool to_user,
-                           uint64_t time);
+void calls_sys_trap_return(unsigned int vcpu, const struct tb_info *tb,
+                           uint64_t to, bool to_user, uint64_t time);
 
 /* "key=value\n" lines of counters for the END chunk. */
 void calls_sys_fmt_counts(char *buf, size_t len);

@@ -331,6 +331,12 @@ void flow_block(unsigned int vcpu, const struct tb_info *prev,
         pc != prev->pc) {
         fv->restarts++;
     }
+    if (step == STEP_FOLLOWS && fs.calls && pc == prev->sys_target &&
+        (prev->sys_flags & SYS_F_JUMP) &&
+        (tb->sys_flags & (SYS_F_ENTRY | SYS_F_ENTRY_CALL |
+                          SYS_F_ENTRY_NOP))) {
+        calls_sys_jump(vcpu, tb, last_pc(prev), start);
+    }
     if (fv->hot->attn &&
         calls_sys_branch(vcpu, prev, tb, start, step == STEP_ENTRY) &&
         step == STEP_FOLLOWS) {
@@ -361,7 +367,7 @@ void flow_block(unsigned int vcpu, const struct tb_info *prev,
          */
         emit_return(last_pc(prev), 0, kind, false, fv, start);
         if (fs.calls) {
-            calls_sys_trap_return(vcpu, pc, false, start);
+            calls_sys_trap_return(vcpu, NULL, pc, false, start);
         }
         emit_entry(fv, pc, prev->pc, vector_of(fv, pc), TRAP_ASYNC, false,
                    start);
@@ -372,7 +378,7 @@ void flow_block(unsigned int vcpu, const struct tb_info *prev,
         user = is_upper(prev->pc) && !is_upper(pc);
         emit_return(last_pc(prev), pc, kind, user, fv, start);
         if (fs.calls) {
-            calls_sys_trap_return(vcpu, pc, user, start);
+            calls_sys_trap_return(vcpu, tb, pc, user, start);
         }
     }
 }
@@ -414,6 +420,36 @@ static void watch_lidt(struct qemu_plugin_tb *tb, struct tb_info *ti)
     }
 }
 
+/*
+ * Tail calls (the tracker's): a block that ends with a direct jump, or
+ * that starts the way functions start (first: its first instruction).
+ */
+static void tail_flags(struct qemu_plugin_tb *tb, struct tb_info *ti,
+                       const struct calls_insn *first)
+{
+    struct calls_insn last;
+    uint64_t target = 0;
+
+    switch (sysdec_entry_like(fs.isa, first, &target)) {
+    case SYSDEC_ENTRY_YES:
+        ti->sys_flags |= SYS_F_ENTRY | SYS_F_TAIL_PAIR;
+        break;
+    case SYSDEC_ENTRY_NOP:
+        ti->sys_flags |= SYS_F_ENTRY_NOP | SYS_F_TAIL_PAIR;
+        break;
+    case SYSDEC_ENTRY_IF_FENTRY:
+        ti->sys_flags |= SYS_F_ENTRY_CALL | SYS_F_TAIL_PAIR;
+        ti->sys_entry_call = target;
+        break;
+    default:
+        break;
+    }
+    insn_of(tb, ti, ti->n_insns - 1, &last);
+    if (sysdec_is_direct_jump(fs.isa, &last)) {
+        ti->sys_flags |= SYS_F_JUMP | SYS_F_TAIL_PAIR;
+    }
+}
+
 void flow_tb_trans(struct qemu_plugin_tb *tb, struct tb_info *ti)
 {
     struct calls_insn insns[3];
@@ -449,6 +485,9 @@ void flow_tb_trans(struct qemu_plugin_tb *tb, struct tb_info *ti)
     }
     if (fs.calls && sysdec_is_landing(fs.isa, &insns[0])) {
         ti->sys_flags |= SYS_F_LANDING;
+    }
+    if (fs.calls) {
+        tail_flags(tb, ti, &insns[0]);
     }
     if (thunk == SYSDEC_THUNK_JUMP) {
         ti->sys_flags |= SYS_F_THUNK_JUMP;

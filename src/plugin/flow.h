@@ -30,6 +30,13 @@
 #define SYS_F_LANDING 32u       /* a speculation trap's landing
                                    (sysdec_is_landing) */
 #define SYS_F_SET 64u           /* decoded (the fields are valid) */
+#define SYS_F_JUMP 128u         /* ends with an unconditional direct jump */
+#define SYS_F_ENTRY 256u        /* starts like a function (sysdec_entry) */
+#define SYS_F_ENTRY_CALL 512u   /* ... if sys_entry_call is __fentry__ */
+#define SYS_F_ENTRY_NOP 2048u   /* ... if a call was seen to reach it */
+/* Set on both: a direct jump to a block that starts like a function
+ * may be a tail call, which the tracker looks at. */
+#define SYS_F_TAIL_PAIR 1024u
 
 /* flow_hot.attn: set by the call tracker's callbacks (calls-sys.c). */
 #define FLOW_ATTN_BRANCH 1u     /* a call, return or tail call ran */
@@ -86,7 +93,9 @@ static inline void flow_tb_start(struct flow_hot *hot, unsigned int vcpu,
     hot->prev = tb;
     if (__builtin_expect(!hot->attn && !(prev->sys_flags & SYS_F_SPECIAL) &&
                          (tb->pc == prev->pc + prev->size ||
-                          tb->pc == prev->sys_target ||
+                          (tb->pc == prev->sys_target &&
+                           !(tb->sys_flags & prev->sys_flags &
+                             SYS_F_TAIL_PAIR)) ||
                           (prev->sys_flags & SYS_F_DYNAMIC)), 1)) {
         return;
     }

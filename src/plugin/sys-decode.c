@@ -4,6 +4,8 @@
  * bytes of x86 (16, 32 and 64-bit code) and aarch64 instructions. Runs
  * at translation time only.
  */
+#include <string.h>
+
 #include "sys-decode.h"
 
 static uint32_t le16(const uint8_t *p)
@@ -278,6 +280,62 @@ enum sysdec_thunk sysdec_thunk(enum calls_isa isa,
         return SYSDEC_THUNK_JUMP;
     }
     return SYSDEC_THUNK_NONE;
+}
+
+enum sysdec_entry sysdec_entry_like(enum calls_isa isa,
+                                    const struct calls_insn *insn,
+                                    uint64_t *call_target)
+{
+    static const uint8_t nop5[] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
+    static const uint8_t endbr64[] = { 0xf3, 0x0f, 0x1e, 0xfa };
+    struct sysdec_flow f = { 0 };
+    uint32_t w;
+
+    if (isa == CALLS_ISA_AARCH64) {
+        if (insn->size != 4) {
+            return SYSDEC_ENTRY_NO;
+        }
+        w = le32(insn->bytes);
+        if (w == 0xd503201f) {
+            return SYSDEC_ENTRY_NOP;
+        }
+        /* paciasp, bti c, bti jc */
+        return w == 0xd503233f || w == 0xd503245f || w == 0xd50324df
+               ? SYSDEC_ENTRY_YES : SYSDEC_ENTRY_NO;
+    }
+    if (isa != CALLS_ISA_X86_64) {
+        return SYSDEC_ENTRY_NO;
+    }
+    if (insn->size == sizeof(nop5) &&
+        memcmp(insn->bytes, nop5, sizeof(nop5)) == 0) {
+        return SYSDEC_ENTRY_NOP;
+    }
+    if (insn->size == sizeof(endbr64) &&
+        memcmp(insn->bytes, endbr64, sizeof(endbr64)) == 0) {
+        return SYSDEC_ENTRY_YES;
+    }
+    if (insn->size == 5 && insn->bytes[0] == 0xe8) {
+        x86_rel(insn, 1, false, &f);
+        *call_target = f.target;
+        return SYSDEC_ENTRY_IF_FENTRY;
+    }
+    return SYSDEC_ENTRY_NO;
+}
+
+bool sysdec_is_direct_jump(enum calls_isa isa, const struct calls_insn *insn)
+{
+    size_t size = insn->size < sizeof(insn->bytes) ? insn->size
+                                                   : sizeof(insn->bytes);
+    size_t i;
+
+    if (isa == CALLS_ISA_AARCH64) {
+        return size == 4 && (le32(insn->bytes) & 0xfc000000u) == 0x14000000u;
+    }
+    if (isa != CALLS_ISA_X86_64) {
+        return false;
+    }
+    i = x86_opcode_at(insn->bytes, size);
+    return i < size && (insn->bytes[i] == 0xe9 || insn->bytes[i] == 0xeb);
 }
 
 bool sysdec_is_lidt(enum calls_isa isa, const struct calls_insn *insn)

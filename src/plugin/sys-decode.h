@@ -100,6 +100,32 @@ enum sysdec_frame {
 enum sysdec_frame sysdec_frame_access(enum calls_isa isa,
                                       const struct calls_insn *insn);
 
+/* What a block's first instruction says of a function entry. */
+enum sysdec_entry {
+    SYSDEC_ENTRY_NO = 0,
+    /* Only a function starts so: x86 endbr64, aarch64 bti c, paciasp. */
+    SYSDEC_ENTRY_YES,
+    /*
+     * A nop: what ftrace leaves of a function's call to __fentry__ (x86
+     * the five-byte nop, aarch64 nop), but also a static branch's.
+     */
+    SYSDEC_ENTRY_NOP,
+    /* x86 call rel32: a function entry if its target is __fentry__. */
+    SYSDEC_ENTRY_IF_FENTRY,
+};
+
+/*
+ * Whether insn, first of a block, starts a function the way a compiled
+ * kernel's functions start (a direct jump there is then a tail call);
+ * *call_target: the target of SYSDEC_ENTRY_IF_FENTRY's call.
+ */
+enum sysdec_entry sysdec_entry_like(enum calls_isa isa,
+                                    const struct calls_insn *insn,
+                                    uint64_t *call_target);
+
+/* insn is an unconditional direct jump (x86 jmp rel, aarch64 b). */
+bool sysdec_is_direct_jump(enum calls_isa isa, const struct calls_insn *insn);
+
 /* x86: insn is lidt with a memory operand (0f 01 /3). */
 bool sysdec_is_lidt(enum calls_isa isa, const struct calls_insn *insn);
 
