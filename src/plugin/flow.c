@@ -347,7 +347,8 @@ void flow_block(unsigned int vcpu, const struct tb_info *prev,
     if (step == STEP_ENTRY) {
         user = !is_upper(prev->pc) && is_upper(pc) && prev != &start_tb;
         vector = kind == TRAP_RAISED ? prev->sys_vector :
-                 kind == TRAP_SYSCALL ? -1 : vector_of(fv, pc);
+                 kind == TRAP_SYSCALL && fs.isa != CALLS_ISA_AARCH64 ? -1 :
+                 vector_of(fv, pc);
         if (kind == TRAP_RAISED && vector < 0) {
             vector = vector_of(fv, pc);
         }
