@@ -49,6 +49,7 @@ struct flow_vcpu {
     uint32_t n_handlers;
     uint64_t entries;               /* trap entries told */
     uint64_t restarts;              /* blocks restarted inside the last */
+    uint64_t aliases;               /* blocks known at another address */
 };
 
 static struct {
@@ -270,7 +271,7 @@ static uint64_t last_pc(const struct tb_info *tb)
 }
 
 /* What the move from prev to the block at pc is. */
-enum step { STEP_FOLLOWS, STEP_ENTRY, STEP_RETURN };
+enum step { STEP_FOLLOWS, STEP_ENTRY, STEP_RETURN, STEP_ALIAS };
 
 static enum step classify(const struct flow_vcpu *fv,
                           const struct tb_info *prev, uint64_t pc,
@@ -310,6 +311,16 @@ static enum step classify(const struct flow_vcpu *fv,
     if (pc - prev->pc < prev->size) {
         return STEP_FOLLOWS;
     }
+    /*
+     * Kernel code goes to user code only by a return from a trap. A
+     * lower-half block after a kernel block is one QEMU translated at
+     * another address and shares (8.2 and later key x86_64 blocks by
+     * physical address: code that early boot ran at its physical address
+     * keeps that address later); it is not a trap.
+     */
+    if (is_upper(prev->pc) && !is_upper(pc)) {
+        return STEP_ALIAS;
+    }
     return STEP_ENTRY;
 }
 
@@ -327,6 +338,10 @@ void flow_block(unsigned int vcpu, const struct tb_info *prev,
         return;
     }
     step = classify(fv, prev, pc, &kind);
+    if (step == STEP_ALIAS) {
+        fv->aliases++;
+        step = STEP_FOLLOWS;
+    }
     if (step == STEP_FOLLOWS && pc - prev->pc < prev->size &&
         pc != prev->pc) {
         fv->restarts++;
@@ -531,7 +546,7 @@ void flow_vcpu_start(unsigned int vcpu, struct vbuf *vb,
 
 void flow_fmt_counts(char *buf, size_t len)
 {
-    uint64_t entries = 0, restarts = 0;
+    uint64_t entries = 0, restarts = 0, aliases = 0;
     size_t i;
 
     for (i = 0; i < MAX_VCPUS; i++) {
@@ -541,10 +556,11 @@ void flow_fmt_counts(char *buf, size_t len)
         if (fv) {
             entries += fv->entries;
             restarts += fv->restarts;
+            aliases += fv->aliases;
         }
     }
-    snprintf(buf, len, "traps=%" PRIu64 "\nblock_restarts=%" PRIu64 "\n",
-             entries, restarts);
+    snprintf(buf, len, "traps=%" PRIu64 "\nblock_restarts=%" PRIu64
+             "\nblock_aliases=%" PRIu64 "\n", entries, restarts, aliases);
 }
 
 bool flow_active(void)
