@@ -16,8 +16,9 @@
 #   - no retpoline or return thunk is a function (x86);
 #   - frames the tracker closed without their return (func_exit kind 1)
 #     are a small part of all exits;
-#   - trap_entry: interrupts and exceptions (kind 0) into the kernel's
-#     handlers, system calls (kind 2) of the initramfs's userland, each
+#   - trap_entry: interrupts and exceptions taken in the kernel enter
+#     its entry stubs (by kallsyms) and nothing else; interrupts and
+#     exceptions (kind 0) into the kernel's handlers, system calls (kind 2) of the initramfs's userland, each
 #     read from the kallsyms addresses of the handlers; on QEMU 10.0 the
 #     x86 vectors of the page fault (14) and of the local timer (236,
 #     LOCAL_TIMER_VECTOR); on aarch64 the vector table's entries (IRQ
@@ -104,6 +105,32 @@ returns=$(grep -c ' trap_return ' "$WORK/traps")
 echo "INFO trap_entry: $(count_kind 0) interrupts and exceptions," \
      "$(count_kind 1) raised, $(count_kind 2) system calls;" \
      "trap_return: $returns"
+# Interrupts and exceptions taken in the kernel enter its handlers: the
+# kallsyms symbol at or below each one's pc is an entry stub (x86) or
+# the vector table (aarch64), never other code (a block QEMU knows at
+# another address, a return thunk's physical alias, is not a trap).
+case $KARCH in
+    x86_64) STUBS='^(asm_[a-z0-9_]+|irq_entries_start|spurious_entries_start|early_idt_handler_array)$' ;;
+    aarch64) STUBS='^vectors$' ;;
+esac
+{
+    awk '{ print $1, "S", $3 }' "$K"
+    awk '$3 == "trap_entry" && $11 == 0 && substr($7, 1, 6) == "0xffff" {
+             p = substr($5, 3); while (length(p) < 16) p = "0" p
+             print p, "T" }' "$WORK/traps" | sort -u
+} | LC_ALL=C sort | awk '$2 == "S" { s = $3 } $2 == "T" { print s }' |
+    sort | uniq -c | sort -rn > "$WORK/handlers"
+echo "INFO code entered by traps taken in the kernel:" \
+     "$(awk '{ printf "%s %s, ", $2, $1 }' "$WORK/handlers")"
+stubs=$(awk '{ print $2, $1 }' "$WORK/handlers" | grep -E "${STUBS%\$} " |
+        awk '{ n += $2 } END { print n + 0 }')
+other=$(awk '{ print $2, $1 }' "$WORK/handlers" | grep -Ev "${STUBS%\$} " |
+        awk '{ n += $2 } END { print n + 0 }')
+if [ "$stubs" -gt 1000 ] && [ $((other * 100)) -lt "$stubs" ]; then
+    pass "traps taken in the kernel enter its handlers: $stubs, elsewhere $other (under 1%)"
+else
+    fail "traps taken in the kernel: $stubs into handlers, $other elsewhere"
+fi
 case $KARCH in
     x86_64) PF=asm_exc_page_fault; TIMER=asm_sysvec_apic_timer_interrupt
             SYSCALL=entry_SYSCALL_64 ;;
