@@ -117,7 +117,7 @@ esac
     awk '{ print $1, "S", $3 }' "$K"
     awk '$3 == "trap_entry" && $11 == 0 && substr($7, 1, 6) == "0xffff" {
              p = substr($5, 3); while (length(p) < 16) p = "0" p
-             print p, "T" }' "$WORK/traps" | sort -u
+             print p, "T" }' "$WORK/traps"
 } | LC_ALL=C sort | awk '$2 == "S" { s = $3 } $2 == "T" { print s }' |
     sort | uniq -c | sort -rn > "$WORK/handlers"
 echo "INFO code entered by traps taken in the kernel:" \
