@@ -126,14 +126,17 @@ static int32_t idt_vector(struct flow_vcpu *fv, uint64_t handler)
     len = fv->idt_limit + 1 < IDT_MAX_BYTES ? fv->idt_limit + 1
                                             : IDT_MAX_BYTES;
     buf = g_byte_array_sized_new(len);
-    if (qemu_plugin_read_memory_vaddr(fv->idt_base, buf, len) &&
-        buf->len >= len) {
-        for (i = 0; i + fv->idt_gate <= len; i += fv->idt_gate) {
-            const uint8_t *g = buf->data + i;
+    if (!qemu_plugin_read_memory_vaddr(fv->idt_base, buf, len) ||
+        buf->len < len) {
+        /* Not readable now (not mapped here): ask again next time. */
+        g_byte_array_free(buf, TRUE);
+        return -1;
+    }
+    for (i = 0; i + fv->idt_gate <= len; i += fv->idt_gate) {
+        const uint8_t *g = buf->data + i;
 
-            if ((g[5] & 0x80) && gate_offset(g, fv->idt_gate) == handler) {
-                found = found < 0 ? (int32_t)(i / fv->idt_gate) : -2;
-            }
+        if ((g[5] & 0x80) && gate_offset(g, fv->idt_gate) == handler) {
+            found = found < 0 ? (int32_t)(i / fv->idt_gate) : -2;
         }
     }
     g_byte_array_free(buf, TRUE);
