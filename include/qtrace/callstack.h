@@ -24,12 +24,27 @@ struct qtrace_frame {
     uint64_t child_time;            /* time spent in closed callees */
 };
 
+/* A stack put aside while another is current (func_stack). */
+struct qtrace_callstack_saved {
+    uint64_t key;                   /* task << 1 | user */
+    struct qtrace_frame *frames;
+    uint32_t depth, cap;
+};
+
 struct qtrace_callstack {
     struct qtrace_frame *frames;    /* frames[0] is the outermost */
     uint32_t depth;                 /* open frames */
     uint32_t cap;
     uint64_t unmatched;             /* exits of no open frame, ignored */
     uint64_t forced;                /* frames closed without their exit */
+    /*
+     * System mode: a stream holds one stack per guest task and level,
+     * the current one in the fields above, the others here (a
+     * func_stack record switches them: qtrace_callstack_feed).
+     */
+    uint64_t key;                   /* the current stack's */
+    struct qtrace_callstack_saved *saved;
+    uint32_t n_saved, cap_saved;
 };
 
 /* What a stack reports as it changes; arg is the caller's. */
@@ -68,10 +83,21 @@ bool qtrace_callstack_leave(struct qtrace_callstack *cs, uint64_t pc,
                             const struct qtrace_callstack_ops *ops,
                             void *arg);
 
-/* Close every open frame at time, innermost first (forced). */
+/*
+ * Close every open frame at time, innermost first (forced), those of
+ * the stacks put aside too (each after the current one's).
+ */
 void qtrace_callstack_close(struct qtrace_callstack *cs, uint64_t time,
                             const struct qtrace_callstack_ops *ops,
                             void *arg);
+
+/*
+ * A func_stack record: the records that follow belong to the stack of
+ * guest task `task` at level `user`; the current stack is put aside
+ * with its open frames. Returns 0 or -ENOMEM (nothing changed).
+ */
+int qtrace_callstack_switch(struct qtrace_callstack *cs, uint64_t task,
+                            bool user);
 
 /*
  * Where func_entry and func_exit keep their arguments in a trace's own
@@ -83,6 +109,8 @@ struct qtrace_func_events {
     const struct qtrace_event_desc *exit;   /* func_exit, or NULL */
     int entry_pc, entry_from, entry_depth, entry_kind;  /* -1: absent */
     int exit_pc, exit_to, exit_depth, exit_kind;
+    const struct qtrace_event_desc *stack; /* func_stack, or NULL */
+    int stack_task, stack_user;
 };
 
 /* One function record, decoded. */
@@ -103,8 +131,10 @@ bool qtrace_func_events_decode(const struct qtrace_func_events *fe,
                                struct qtrace_func_rec *out);
 
 /*
- * Feed one record to cs: func records update it, others are ignored.
- * Returns 1 for a func record, 0 for another, -ENOMEM.
+ * Feed one record to cs: func records update it (func_stack switches
+ * its stack), others are ignored.
+ * Returns 1 for a func_entry or func_exit record, 0 for another,
+ * -ENOMEM.
  */
 int qtrace_callstack_feed(struct qtrace_callstack *cs,
                           const struct qtrace_func_events *fe,

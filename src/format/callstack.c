@@ -17,6 +17,12 @@ void qtrace_callstack_init(struct qtrace_callstack *cs)
 
 void qtrace_callstack_fini(struct qtrace_callstack *cs)
 {
+    uint32_t i;
+
+    for (i = 0; i < cs->n_saved; i++) {
+        free(cs->saved[i].frames);
+    }
+    free(cs->saved);
     free(cs->frames);
     memset(cs, 0, sizeof(*cs));
 }
@@ -98,9 +104,68 @@ void qtrace_callstack_close(struct qtrace_callstack *cs, uint64_t time,
                             const struct qtrace_callstack_ops *ops,
                             void *arg)
 {
+    uint32_t i;
+
     while (cs->depth > 0) {
         pop(cs, time, true, ops, arg);
     }
+    for (i = 0; i < cs->n_saved; i++) {
+        struct qtrace_callstack_saved *sv = &cs->saved[i];
+
+        if (sv->depth == 0) {
+            continue;
+        }
+        /* Swap it in, close it, swap the empty current stack back. */
+        qtrace_callstack_switch(cs, sv->key >> 1, sv->key & 1);
+        while (cs->depth > 0) {
+            pop(cs, time, true, ops, arg);
+        }
+    }
+}
+
+int qtrace_callstack_switch(struct qtrace_callstack *cs, uint64_t task,
+                            bool user)
+{
+    uint64_t key = task << 1 | (user ? 1 : 0);
+    struct qtrace_callstack_saved *sv = NULL, tmp;
+    uint32_t i;
+
+    if (key == cs->key) {
+        return 0;
+    }
+    for (i = 0; i < cs->n_saved; i++) {
+        if (cs->saved[i].key == key) {
+            sv = &cs->saved[i];
+            break;
+        }
+    }
+    if (!sv) {
+        /* A stack seen first: an empty slot takes the current one. */
+        if (cs->n_saved == cs->cap_saved) {
+            uint32_t cap = cs->cap_saved ? 2 * cs->cap_saved : 16;
+            void *grown = realloc(cs->saved, cap * sizeof(*cs->saved));
+
+            if (!grown) {
+                return -ENOMEM;
+            }
+            cs->saved = grown;
+            cs->cap_saved = cap;
+        }
+        sv = &cs->saved[cs->n_saved++];
+        memset(sv, 0, sizeof(*sv));
+        sv->key = key;
+    }
+    /* The slot of the new stack now keeps the current one. */
+    tmp = *sv;
+    sv->key = cs->key;
+    sv->frames = cs->frames;
+    sv->depth = cs->depth;
+    sv->cap = cs->cap;
+    cs->key = tmp.key;
+    cs->frames = tmp.frames;
+    cs->depth = tmp.depth;
+    cs->cap = tmp.cap;
+    return 0;
 }
 
 /* ---- func_entry / func_exit records ---- */
@@ -135,6 +200,12 @@ void qtrace_func_events_find(struct qtrace_func_events *fe,
     fe->exit_kind = arg_index(fe->exit, "kind");
     if (fe->exit_pc < 0) {
         fe->exit = NULL;
+    }
+    fe->stack = qtrace_catalog_find(cat, "func_stack");
+    fe->stack_task = arg_index(fe->stack, "task");
+    fe->stack_user = arg_index(fe->stack, "user");
+    if (fe->stack_task < 0) {
+        fe->stack = NULL;
     }
 }
 
@@ -174,6 +245,11 @@ int qtrace_callstack_feed(struct qtrace_callstack *cs,
 {
     struct qtrace_func_rec fr;
 
+    if (fe->stack && rec->ev == fe->stack) {
+        return qtrace_callstack_switch(cs, opt_arg(rec, fe->stack_task),
+                                       opt_arg(rec, fe->stack_user) != 0)
+               < 0 ? -ENOMEM : 0;
+    }
     if (!qtrace_func_events_decode(fe, rec, &fr)) {
         return 0;
     }

@@ -19,12 +19,14 @@
 #include "../format/etrace.h"
 #include "../qemu/qemu-compat.h"
 #include "calls.h"
+#include "calls-sys.h"
 #include "ctl/ctl.h"
 #include "ctl/ctl-events.h"
 #include "ctl/ctl-switch.h"
 #include "devname.h"
 #include "entries.h"
 #include "fatal.h"
+#include "flow.h"
 #include "insn-extent.h"
 #include "instrument/instr.h"
 #include "maps.h"
@@ -62,7 +64,9 @@ static struct {
     bool trace_vcpu;            /* vcpu_init / vcpu_exit */
     bool trace_syscall;
     bool trace_syscall_ret;
-    bool trace_calls;           /* func_entry / func_exit (calls.c) */
+    bool trace_calls;           /* func_entry / func_exit (calls.c, or
+                                   calls-sys.c in system mode) */
+    bool trace_flow;            /* system mode: blocks followed (flow.h) */
     bool trace_maps;            /* image_map (maps.c) */
     bool trace_order;           /* order points (mark_order) */
     bool trace_user_event;      /* instrumentation libraries' records */
@@ -360,6 +364,45 @@ static void vcpu_tb_calls_only(unsigned int vcpu_index, void *udata)
     }
 }
 
+/*
+ * System mode with the block follower (flow.h), which the call tracker
+ * of system mode rides on: the same three ways.
+ */
+static void vcpu_tb_count_sys(unsigned int vcpu_index, void *udata)
+{
+    struct vcpu *vc = vcpu_of(vcpu_index);
+    const struct tb_info *tb = udata;
+    uint64_t start;
+
+    if (!vc) {
+        return;
+    }
+    start = vc->icount;
+    vc->icount = start + tb->n_insns;
+    vc->tb_time = start;
+    flow_tb_start(&vc->flow, vcpu_index, tb, start);
+}
+
+static void vcpu_tb_exec_sys(unsigned int vcpu_index, void *udata)
+{
+    struct vcpu *vc = vcpu_of(vcpu_index);
+
+    if (vc) {
+        flow_tb_start(&vc->flow, vcpu_index, udata, vc->icount);
+        exec_block_mem(vc, udata);
+    }
+}
+
+/* A block outside range=: not counted, but followed. */
+static void vcpu_tb_sys_only(unsigned int vcpu_index, void *udata)
+{
+    struct vcpu *vc = vcpu_of(vcpu_index);
+
+    if (vc) {
+        flow_tb_start(&vc->flow, vcpu_index, udata, vc->icount);
+    }
+}
+
 static void vcpu_insn_exec(unsigned int vcpu_index, void *udata)
 {
     const struct insn_info *in = udata;
@@ -602,7 +645,12 @@ static void vcpu_init(qemu_plugin_id_t id, unsigned int vcpu_index)
     /* A new stream starts under the events chosen by now. */
     vc->events_seen = __atomic_load_n(&ctl_events_applied, __ATOMIC_ACQUIRE);
     vc->live = true;
-    if (qt.trace_calls) {
+    if (qt.trace_flow) {
+        flow_vcpu_start(vcpu_index, &vc->buf, &vc->flow);
+    }
+    if (qt.trace_calls && qt.system_mode) {
+        calls_sys_vcpu_start(vcpu_index, &vc->buf, &vc->flow);
+    } else if (qt.trace_calls) {
         calls_vcpu_start(vcpu_index, &vc->buf, &vc->calls);
     }
     mark_order(vc);
@@ -627,7 +675,9 @@ static void vcpu_exit(qemu_plugin_id_t id, unsigned int vcpu_index)
         return;
     }
     vbuf_unpark(&vc->buf);
-    if (qt.trace_calls) {
+    if (qt.trace_calls && qt.system_mode) {
+        calls_sys_vcpu_stop(vcpu_index, vc->icount);
+    } else if (qt.trace_calls) {
         calls_vcpu_stop(vcpu_index, vc->icount);
     }
     mark_order(vc);
@@ -770,6 +820,9 @@ static void instrument_insns(struct qemu_plugin_tb *tb, struct tb_info *ti)
 
 static qemu_plugin_vcpu_udata_cb_t pick_tb_cb(const struct tb_info *ti)
 {
+    if (qt.trace_flow) {
+        return qt.trace_exec_tb ? vcpu_tb_exec_sys : vcpu_tb_count_sys;
+    }
     if (qt.trace_calls) {
         static const qemu_plugin_vcpu_udata_cb_t count[] = {
             [CALLS_START_PLAIN] = vcpu_tb_count_calls,
@@ -818,7 +871,7 @@ static void drop_disas(struct tb_info *ti)
  */
 static void instrument_pending(struct qemu_plugin_tb *tb, struct tb_info *ti)
 {
-    if (qt.trace_calls) {
+    if (qt.trace_calls || qt.trace_flow) {
         qemu_plugin_register_vcpu_tb_exec_cb(tb, window_tb_check,
                                              QEMU_PLUGIN_CB_NO_REGS, ti);
         qemu_plugin_register_vcpu_tb_exec_cb(tb, pick_tb_cb(ti),
@@ -843,6 +896,7 @@ static void register_block_cbs(struct qemu_plugin_tb *tb, struct tb_info *ti,
                                enum window_mode mode, bool trigger)
 {
     if (mode != WINDOW_MODE_NONE && !trigger && !qt.trace_calls &&
+        !qt.trace_flow &&
         pick_tb_cb(ti) == window_block_cb) {
         qemu_plugin_register_vcpu_tb_exec_cb(tb, window_tb_exec,
                                              QEMU_PLUGIN_CB_NO_REGS, ti);
@@ -853,7 +907,7 @@ static void register_block_cbs(struct qemu_plugin_tb *tb, struct tb_info *ti,
                                                            window_tb_check,
                                              QEMU_PLUGIN_CB_NO_REGS, ti);
     }
-    if (qt.need_icount || qt.trace_calls) {
+    if (qt.need_icount || qt.trace_calls || qt.trace_flow) {
         qemu_plugin_register_vcpu_tb_exec_cb(tb, pick_tb_cb(ti),
                                              QEMU_PLUGIN_CB_NO_REGS, ti);
     }
@@ -938,7 +992,12 @@ static void vcpu_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
     if (qt.known_xlate) {
         register_flush_cbs(tb, ti);
     }
-    if (qt.trace_calls) {
+    if (qt.trace_flow) {
+        flow_tb_trans(tb, ti);
+    }
+    if (qt.trace_calls && qt.system_mode) {
+        calls_sys_tb_trans(tb, ti);
+    } else if (qt.trace_calls) {
         calls_tb_trans(tb, ti);
     }
     trigger = window_tb_mark(tb, ti);
@@ -950,7 +1009,10 @@ static void vcpu_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
     }
     if (!tb_in_range(ti)) {
         memguard_tb(tb);
-        if (qt.trace_calls) {
+        if (qt.trace_flow) {
+            qemu_plugin_register_vcpu_tb_exec_cb(tb, vcpu_tb_sys_only,
+                                                 QEMU_PLUGIN_CB_NO_REGS, ti);
+        } else if (qt.trace_calls) {
             qemu_plugin_register_vcpu_tb_exec_cb(tb, vcpu_tb_calls_only,
                                                  QEMU_PLUGIN_CB_NO_REGS, ti);
         }
@@ -1036,12 +1098,19 @@ static void plugin_flush(qemu_plugin_id_t id)
  */
 static void set_end_extra(int sig)
 {
-    static char extra[256];
-    char counts[128] = "";
+    static char extra[512];
+    char counts[384] = "";
     int n;
 
-    if (qt.trace_calls) {
+    if (qt.trace_calls && qt.system_mode) {
+        calls_sys_fmt_counts(counts, sizeof(counts));
+    } else if (qt.trace_calls) {
         calls_fmt_counts(counts, sizeof(counts));
+    }
+    if (qt.trace_flow) {
+        size_t used = strlen(counts);
+
+        flow_fmt_counts(counts + used, sizeof(counts) - used);
     }
     if (sig > 0) {
         n = snprintf(extra, sizeof(extra), "signal=%d\n", sig);
@@ -1361,6 +1430,37 @@ static void choose_user_event(void)
                                            QTRACE_EV_USER_EVENT);
 }
 
+/*
+ * System mode: the call tracker of system mode (calls-sys.h), whose
+ * records need func_stack to be read (docs/calls.md), and the block
+ * follower (flow.h) that tells it and trap_entry / trap_return of
+ * interrupts, exceptions and system calls.
+ */
+static void choose_system_calls(struct evsel *sel)
+{
+    bool entry = evsel_is_enabled(sel, QTRACE_EV_FUNC_ENTRY);
+    bool exit = evsel_is_enabled(sel, QTRACE_EV_FUNC_EXIT);
+
+    if (entry || exit) {
+        evsel_enable(sel, QTRACE_EV_FUNC_STACK);
+    }
+    qt.trace_calls = calls_sys_setup(qt.target, entry, exit,
+                                     evsel_is_enabled(sel,
+                                                      QTRACE_EV_FUNC_STACK),
+                                     instr_wants_func_entry(),
+                                     instr_wants_func_exit());
+    qt.trace_flow = flow_setup(qt.target,
+                               evsel_is_enabled(sel, QTRACE_EV_TRAP_ENTRY),
+                               evsel_is_enabled(sel, QTRACE_EV_TRAP_RETURN),
+                               qt.trace_calls);
+    if (!qt.trace_flow &&
+        (evsel_is_enabled(sel, QTRACE_EV_TRAP_ENTRY) ||
+         evsel_is_enabled(sel, QTRACE_EV_TRAP_RETURN))) {
+        fprintf(stderr, "qtrace: trap_*: no block follower for %s, no "
+                "trap events\n", qt.target);
+    }
+}
+
 /* Turn the selection into the flags the callbacks test. */
 static void choose_instrumentation(void)
 {
@@ -1397,11 +1497,17 @@ static void choose_instrumentation(void)
     }
     qt.trace_clock = evsel_is_enabled(sel, QTRACE_EV_CLOCK);
     /* Libraries that ask for function entries or exits get the tracker. */
-    qt.trace_calls = calls_setup(qt.target, qt.system_mode,
-                                 evsel_is_enabled(sel, QTRACE_EV_FUNC_ENTRY),
-                                 evsel_is_enabled(sel, QTRACE_EV_FUNC_EXIT),
-                                 instr_wants_func_entry(),
-                                 instr_wants_func_exit());
+    if (qt.system_mode) {
+        choose_system_calls(sel);
+    } else {
+        qt.trace_calls = calls_setup(qt.target, qt.system_mode,
+                                     evsel_is_enabled(sel,
+                                                      QTRACE_EV_FUNC_ENTRY),
+                                     evsel_is_enabled(sel,
+                                                      QTRACE_EV_FUNC_EXIT),
+                                     instr_wants_func_entry(),
+                                     instr_wants_func_exit());
+    }
     if (!qt.trace_calls &&
         (evsel_is_enabled(sel, QTRACE_EV_FUNC_ENTRY) ||
          evsel_is_enabled(sel, QTRACE_EV_FUNC_EXIT))) {
@@ -1513,7 +1619,8 @@ static int setup_window(struct qtrace_err *err)
         return -1;
     }
     /* Without the call tracker, the block callback is the same for all. */
-    window_block_cb = qt.trace_calls ? NULL : pick_tb_cb(NULL);
+    window_block_cb = qt.trace_calls || qt.trace_flow ? NULL
+                                                      : pick_tb_cb(NULL);
     hooks.block_cb = window_block_cb;
     hooks.arm_refusal = window_arm_refusal();
     window_setup(spec, qt.target, qt.system_mode, &hooks);

@@ -55,6 +55,17 @@ struct tb_info {
     /* With TB_F_ENDS_BRANCH, the last instruction's bytes: at the next
      * block start the branch is known without touching insns[]. */
     uint16_t branch_size;
+    /*
+     * System mode (flow.h): how the block may be left, set at
+     * translation by flow_tb_trans: SYS_F_* flags, the sysdec_end of its
+     * last instruction, the vector it raises (-1 unknown), its direct
+     * branch target (0: none) and the target of a call it starts with.
+     */
+    uint16_t sys_flags;
+    uint8_t sys_end;
+    int16_t sys_vector;
+    uint64_t sys_target;
+    uint64_t sys_entry_call;    /* SYS_F_ENTRY_CALL: the call's target */
     uint64_t count;             /* executions, QEMU 7.2 inline counter */
     struct qemu_plugin_scoreboard *counts;  /* same, QEMU 9.0+ */
     struct insn_info insns[];

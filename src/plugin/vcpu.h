@@ -11,6 +11,7 @@
 
 #include "qtrace/format.h"
 #include "calls.h"
+#include "flow.h"
 #include "vbuf.h"
 
 #define MAX_VCPUS 4096
@@ -32,6 +33,7 @@ struct vcpu {
     uint64_t tb_time;           /* icount when the current block began */
     uint32_t cur_tb;            /* its id, where accesses are predicted */
     struct calls_hot calls;     /* the call tracker's, if it runs */
+    struct flow_hot flow;       /* system mode's block follower's */
     uint32_t events_seen;       /* event switches it has marked
                                    (ctl/ctl-events.h) */
     bool live;

@@ -159,6 +159,41 @@ static void test_callstack_close_ends_every_frame(void **state)
     qtrace_callstack_fini(&cs);
 }
 
+/*
+ * System mode: two tasks' stacks on one stream, switched by func_stack.
+ * Each keeps its frames and depths while the other runs (no frame is
+ * closed by the other's entry at the same depth), and the end closes
+ * both, the current one first.
+ */
+static void test_callstack_switch_keeps_each_task(void **state)
+{
+    struct qtrace_callstack cs;
+    struct log lg = { "" };
+
+    (void)state;
+    qtrace_callstack_init(&cs);
+    qtrace_callstack_enter(&cs, 0xa, 0, 1, 0, &ops, &lg);
+    qtrace_callstack_enter(&cs, 0xb, 0, 2, 1, &ops, &lg);
+    assert_int_equal(qtrace_callstack_switch(&cs, 7, false), 0);
+    assert_int_equal(cs.depth, 0);
+    qtrace_callstack_enter(&cs, 0xc, 0, 1, 5, &ops, &lg);
+    qtrace_callstack_enter(&cs, 0xd, 0, 2, 6, &ops, &lg);
+    assert_true(qtrace_callstack_leave(&cs, 0xd, 8, &ops, &lg));
+    assert_int_equal(qtrace_callstack_switch(&cs, 0, false), 0);
+    assert_int_equal(cs.depth, 2);
+    assert_true(qtrace_callstack_leave(&cs, 0xb, 20, &ops, &lg));
+    /* The user level of task 7 is a stack of its own. */
+    assert_int_equal(qtrace_callstack_switch(&cs, 7, true), 0);
+    assert_int_equal(cs.depth, 0);
+    qtrace_callstack_close(&cs, 30, &ops, &lg);
+    assert_string_equal(lg.text,
+                        " +a@1 +b@2 +c@1 +d@2 -d@2:2 -b@2:19"
+                        " -c@1:25! -a@1:30!");
+    assert_int_equal(cs.forced, 2);
+    assert_int_equal(cs.unmatched, 0);
+    qtrace_callstack_fini(&cs);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -168,6 +203,7 @@ int main(void)
         cmocka_unit_test(test_callstack_unknown_exit_is_counted),
         cmocka_unit_test(test_callstack_entry_depth_resynchronises),
         cmocka_unit_test(test_callstack_close_ends_every_frame),
+        cmocka_unit_test(test_callstack_switch_keeps_each_task),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
