@@ -10,7 +10,7 @@
 #include <stdlib.h>
 
 #include "qtrace/symbols.h"
-#include "../../src/plugin/elf-load.h"
+#include "../../src/plugin/calls/elf-load.h"
 #include "../../src/symbols/elf-file.h"
 #include "fuzz-file.h"
 

@@ -13,10 +13,10 @@
 #include <string.h>
 
 #include "../../cli/did-you-mean.h"
-#include "../flush.h"
-#include "../pack.h"
-#include "../vbuf.h"
-#include "../vcpu.h"
+#include "../buffer/flush.h"
+#include "../buffer/pack.h"
+#include "../buffer/vbuf.h"
+#include "../core/vcpu.h"
 #include "../window/window.h"
 #include "ctl-cmd.h"
 #include "ctl-line.h"

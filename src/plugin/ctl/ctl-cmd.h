@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../writer.h"
+#include "../buffer/writer.h"
 #include "ctl.h"
 
 struct ctl_reply {

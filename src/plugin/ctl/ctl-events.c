@@ -8,8 +8,8 @@
 #include <pthread.h>
 
 #include "qtrace-events.h"
-#include "../pack.h"         /* vbuf_record, which emit uses */
-#include "../vcpu.h"
+#include "../buffer/pack.h"         /* vbuf_record, which emit uses */
+#include "../core/vcpu.h"
 #include "ctl-events.h"
 
 #define MAX_SWITCHES 256       /* per run: a person types them */

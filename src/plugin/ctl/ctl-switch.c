@@ -10,9 +10,9 @@
 #include <stddef.h>
 
 #include "qtrace-events.h"
-#include "../pack.h"
-#include "../vcpu.h"
-#include "../writer.h"
+#include "../buffer/pack.h"
+#include "../core/vcpu.h"
+#include "../buffer/writer.h"
 #include "ctl-switch.h"
 
 static struct vcpu *vcpu_of_buf(struct vbuf *vb)

@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#include "../vbuf.h"
+#include "../buffer/vbuf.h"
 
 /* vbuf's on_cross for a vCPU's buffer (struct vcpu's buf). */
 void ctl_switch_cross(struct vbuf *vb, enum vbuf_cross how, uint64_t time);

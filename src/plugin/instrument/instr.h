@@ -15,7 +15,7 @@
 
 #include "qtrace/err.h"
 #include "../../qemu/qemu-plugin.h"
-#include "../options.h"     /* struct instr_spec */
+#include "../core/options.h"     /* struct instr_spec */
 
 /* What the libraries are told about the running QEMU. */
 struct instr_env {

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../ring.h"
+#include "../buffer/ring.h"
 #include "window-int.h"
 
 /* What the commands asked since the last quiescent point. */

@@ -12,9 +12,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../pack.h"     /* before vcpu.h, whose emit needs it */
-#include "../vbuf.h"
-#include "../vcpu.h"
+#include "../buffer/pack.h"     /* before vcpu.h, whose emit needs it */
+#include "../buffer/vbuf.h"
+#include "../core/vcpu.h"
 #include "marker.h"
 #include "window.h"
 

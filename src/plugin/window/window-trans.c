@@ -13,7 +13,7 @@
 
 #include "qtrace/symbols.h"
 #include "../../qemu/qemu-compat.h"
-#include "../tbtab.h"
+#include "../core/tbtab.h"
 #include "window-int.h"
 
 /* A copy of a trigger with its own symbol name. */

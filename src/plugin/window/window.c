@@ -15,9 +15,9 @@
 #include <string.h>
 
 #include "../../qemu/qemu-plugin.h"
-#include "../ring.h"
-#include "../tbtab.h"
-#include "../writer.h"
+#include "../buffer/ring.h"
+#include "../core/tbtab.h"
+#include "../buffer/writer.h"
 #include "window-int.h"
 
 struct window_global win = {

@@ -1,0 +1,857 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The writer thread's half of the packed encoding (see pack.h): runs the
+ * block predictor of docs/format.md over a staged vCPU chunk and writes
+ * the packed chunk the reader expands, packet for packet in the same
+ * order. Also the block half of a vCPU's slow path.
+ */
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "qtrace-events.h"
+#include "qtrace/catalog.h"
+#include "qtrace/format.h"
+#include "../../format/access-pred.h"
+#include "../../format/le.h"
+#include "pack.h"
+#include "../core/tbtab.h"
+
+#define PRED_VCPUS 4096             /* as many as the plugin traces */
+
+/* The predictor of one vCPU stream, as the reader runs it. */
+struct predictor {
+    uint32_t stream;                /* whose history this is */
+    uint32_t prev, prev2;           /* last two blocks */
+    uint32_t run;                   /* predicted blocks not written yet */
+    uint64_t staged_bytes;          /* of blocks, for the index's bits */
+    uint64_t func_time;             /* the last function packet's fields */
+    uint64_t func_pc;
+    uint64_t func_other;
+    uint32_t func_depth;
+    /* Streams with QTRACE_CHUNK_ACCESSES (access-pred.h): */
+    struct packed_acc *acc;         /* the table, with the first chunk */
+    uint64_t last_vaddr;            /* the previous access's address */
+    uint32_t cur_tb;                /* the block accesses belong to, 0
+                                       before one and after a restart */
+    uint32_t cur_k;                 /* its accesses so far */
+    uint64_t ctx_pc;                /* after a restart: the pc of the
+                                       block whose accesses go on */
+    uint32_t hits;                  /* predicted accesses not written yet */
+    uint64_t xlate_off;             /* the last translation packet's */
+    bool any_access;                /* an access since the last restart:
+                                       until then, no block predicts any
+                                       (see first_access) */
+    bool chunk_access;              /* the chunk being made has one, or
+                                       follows one: it needs the flag */
+    uint32_t slot[PACKED_SLOTS];
+};
+
+/* Writer thread only. */
+static struct predictor *preds[PRED_VCPUS];
+static struct chunk *out;
+
+/* Bytes copied for any copied packet: the longest, rounded up. */
+#define PACKET_COPY 40u
+
+_Static_assert(CHUNK_EVENT_WORDS * 64 == QTRACE_MAX_EVENTS,
+               "chunk event bits: one per catalog id");
+_Static_assert(PACKED_MEM_MAX <= PACKET_COPY &&
+               PACKED_MEM_FULL_MAX < (STAGED_FUNC & 0xffu) &&
+               PACKET_COPY < (STAGED_FUNC & 0xffu) &&
+               TBTAB_MAX_ID < STAGED_PACKET,
+               "staged words: packet lengths or block ids overlap");
+
+void pack_block_slow(struct vbuf *vb, uint32_t id)
+{
+    uint8_t *p = vbuf_reserve(vb, STAGED_WORD);
+
+    memcpy(p, &id, STAGED_WORD);
+    pack_commit(vb, p + STAGED_WORD);
+}
+
+/*
+ * The record packet at p (before end), after a STAGED_ESCAPE word of a
+ * staged stream based at base: the record in it, or NULL if it is bad.
+ */
+static const uint8_t *record_packet(const uint8_t *base, const uint8_t *p,
+                                    const uint8_t *end)
+{
+    const uint8_t *rec;
+    size_t size;
+
+    if (p >= end || *p != PK_RECORD) {
+        return NULL;
+    }
+    rec = base + ((size_t)(p + 1 - base) + 7) / 8 * 8;
+    if (rec + sizeof(struct qtrace_rec) > end) {
+        return NULL;
+    }
+    size = load16(rec + 2);
+    if (size < sizeof(struct qtrace_rec) || size % 8 ||
+        size > (size_t)(end - rec)) {
+        return NULL;
+    }
+    return rec;
+}
+
+/* Where the word after an escaped packet ending at p starts. */
+static const uint8_t *next_word(const uint8_t *base, const uint8_t *p)
+{
+    return base + ((size_t)(p - base) + STAGED_WORD - 1) / STAGED_WORD *
+        STAGED_WORD;
+}
+
+/*
+ * The end of the staged item at p (a block, or an escape word and its
+ * packet), or NULL if it runs past end; *rec is set for a record packet.
+ */
+static const uint8_t *staged_item(const uint8_t *base, const uint8_t *p,
+                                  const uint8_t *end, const uint8_t **rec)
+{
+    uint32_t w = load32(p);
+
+    *rec = NULL;
+    if (staged_is_mem(w)) {
+        return end - p >= (ptrdiff_t)STAGED_MEM_BYTES ?
+               p + STAGED_MEM_BYTES : NULL;
+    }
+    if (w < STAGED_PACKET) {
+        return p + STAGED_WORD;
+    }
+    if (staged_is_func(w)) {
+        return end - p >= (ptrdiff_t)STAGED_FUNC_BYTES ?
+               p + STAGED_FUNC_BYTES : NULL;
+    }
+    if (w == STAGED_CONTEXT) {
+        return end - p >= (ptrdiff_t)STAGED_CONTEXT_BYTES ?
+               p + STAGED_CONTEXT_BYTES : NULL;
+    }
+    if (w == STAGED_XLATE) {
+        return end - p >= (ptrdiff_t)STAGED_XLATE_BYTES ?
+               p + STAGED_XLATE_BYTES : NULL;
+    }
+    if (w != STAGED_ESCAPE) {
+        p += STAGED_WORD + staged_packet_len(w);
+        return p <= end ? next_word(base, p) : NULL;
+    }
+    *rec = record_packet(base, p + STAGED_WORD, end);
+    return *rec ? next_word(base, *rec + load16(*rec + 2)) : NULL;
+}
+
+uint64_t pack_staged_records(const uint8_t *p, size_t len)
+{
+    const uint8_t *base = p, *end = p + len, *rec;
+    uint64_t n = 0;
+
+    while (end - p >= (ptrdiff_t)STAGED_WORD) {
+        /* Neither a context nor a translation is a record. */
+        n += load32(p) != STAGED_CONTEXT && load32(p) != STAGED_XLATE;
+        if ((p = staged_item(base, p, end, &rec)) == NULL) {
+            n--;
+            break;
+        }
+    }
+    return n;
+}
+
+static void predictor_reset(struct predictor *pr, uint32_t stream)
+{
+    uint64_t staged = pr->staged_bytes;     /* counts on through a reset */
+    struct packed_acc *acc = pr->acc;       /* kept, emptied */
+
+    memset(pr, 0, sizeof(*pr));
+    pr->stream = stream;
+    pr->staged_bytes = staged;
+    pr->acc = acc;
+    if (acc) {
+        packed_acc_reset(acc);
+    }
+}
+
+/* The predictor of in's stream; a new stream starts from zero. */
+static struct predictor *predictor_of(const struct chunk *in)
+{
+    struct predictor *pr;
+
+    if (in->vcpu >= PRED_VCPUS) {
+        return NULL;
+    }
+    pr = preds[in->vcpu];
+    if (!pr) {
+        pr = calloc(1, sizeof(*pr));
+        if (!pr) {
+            return NULL;
+        }
+        predictor_reset(pr, in->stream);
+        preds[in->vcpu] = pr;
+    } else if (pr->stream != in->stream) {
+        predictor_reset(pr, in->stream);
+    }
+    if ((in->flags & QTRACE_CHUNK_ACCESSES) && !pr->acc) {
+        pr->acc = calloc(PACKED_ACC_SLOTS, sizeof(*pr->acc));
+        if (!pr->acc) {
+            return NULL;
+        }
+    }
+    return pr;
+}
+
+/* The pending predicted blocks, before a packet that must follow them. */
+static uint8_t *put_run(struct predictor *pr, uint8_t *q, uint64_t *n)
+{
+    if (pr->run) {
+        *q++ = PK_RUN;
+        q = packed_put_varint(q, pr->run);
+        *n += pr->run;
+        pr->run = 0;
+    }
+    return q;
+}
+
+/*
+ * The staged blocks from *pp on, up to the first escape or access, or
+ * the first block an access follows: the hot loop of the writer thread,
+ * with the predictor's history in registers.
+ */
+static uint8_t *put_blocks(struct predictor *pr, const uint8_t **pp,
+                           const uint8_t *end, uint8_t *q, uint64_t *n)
+{
+    const uint8_t *p = *pp;
+    uint32_t prev = pr->prev, prev2 = pr->prev2, run = pr->run;
+
+    while (end - p >= (ptrdiff_t)STAGED_WORD) {
+        uint32_t id = load32(p), *slot;
+
+        if (id >= STAGED_MEM ||
+            (end - p >= 2 * (ptrdiff_t)STAGED_WORD &&
+             staged_is_mem(load32(p + STAGED_WORD)))) {
+            break;
+        }
+        p += STAGED_WORD;
+        slot = &pr->slot[packed_slot(prev, prev2)];
+        if (*slot == id) {
+            run++;
+        } else {
+            *slot = id;
+            if (run <= PK_BLOCK_SHORT_MAX) {
+                *q++ = (uint8_t)run;
+            } else {
+                *q++ = PK_BLOCK;
+                q = packed_put_varint(q, run);
+            }
+            q = packed_put_varint(q, packed_zigzag((int64_t)id -
+                                                   (int64_t)prev));
+            *n += run + 1;
+            run = 0;
+        }
+        prev2 = prev;
+        prev = id;
+    }
+    pr->prev = prev;
+    pr->prev2 = prev2;
+    pr->run = run;
+    pr->staged_bytes += (uint64_t)(p - *pp);
+    *pp = p;
+    return q;
+}
+
+/*
+ * The function packet of a staged function event at p (staged_is_func),
+ * each field as its difference from the stream's last function packet.
+ */
+static uint8_t *put_func(struct predictor *pr, const uint8_t *p, uint8_t *q)
+{
+    uint64_t time = load64(p + 4), pc = load64(p + 12);
+    uint64_t other = load64(p + 20);
+    uint32_t depth = load32(p + 28);
+
+    *q++ = (uint8_t)(PK_FUNC_ENTRY + (load32(p) - STAGED_FUNC));
+    q = packed_put_varint(q, packed_zigzag((int64_t)(time - pr->func_time)));
+    q = packed_put_varint(q, packed_zigzag((int64_t)(pc - pr->func_pc)));
+    q = packed_put_varint(q, packed_zigzag((int64_t)(other -
+                                                     pr->func_other)));
+    q = packed_put_varint(q, packed_zigzag((int64_t)depth -
+                                           (int64_t)pr->func_depth));
+    pr->func_time = time;
+    pr->func_pc = pc;
+    pr->func_other = other;
+    pr->func_depth = depth;
+    return q;
+}
+
+/* Note in out->events the event a copied packet or a record stands for. */
+static void note_event(unsigned int id)
+{
+    out->events[id / 64] |= 1ull << (id % 64);
+}
+
+/*
+ * The events of copied packets, as bits of a word kept in a register by
+ * the loop (a store through out per packet cost a tenth of the packing):
+ * 1 blocks, 2 accesses, 4 function entries, 8 exits.
+ */
+static inline uint32_t packet_bit(uint8_t tag)
+{
+    if (tag == PK_MEM || tag == PK_MEM_FULL) {
+        return 2;
+    }
+    return packed_is_func(tag) ? (tag >= PK_FUNC_EXIT ? 8 : 4) : 0;
+}
+
+static void note_packets(uint32_t seen)
+{
+    static const unsigned int ids[] = {
+        QTRACE_EV_EXEC_TB, QTRACE_EV_MEM_ACCESS, QTRACE_EV_FUNC_ENTRY,
+        QTRACE_EV_FUNC_EXIT,
+    };
+    unsigned int i;
+
+    for (i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
+        if (seen & (1u << i)) {
+            note_event(ids[i]);
+        }
+    }
+}
+
+/* A record packet, re-aligned to the output (whose data is 8-aligned). */
+static uint8_t *put_record(uint8_t *q, const uint8_t *rec)
+{
+    size_t size = load16(rec + 2);
+
+    *q++ = PK_RECORD;
+    while ((size_t)(q - out->data) % 8) {
+        *q++ = 0;
+    }
+    memcpy(q, rec, size);
+    return q + size;
+}
+
+/*
+ * Room for the packed form: a staged block (4 bytes) becomes at most 6, a
+ * record packet grows by at most 7 bytes of padding, and a run is written
+ * only after blocks that wrote nothing; twice the input is plenty. The
+ * slack takes a packet's copy of PACKET_COPY bytes at the very end.
+ */
+static bool out_fits(size_t in_len)
+{
+    size_t need = 2 * in_len + 64;
+
+    if (out && out->cap >= need) {
+        return true;
+    }
+    free(out);
+    out = malloc(sizeof(*out) + need);
+    if (!out) {
+        return false;
+    }
+    memset(out, 0, sizeof(*out));
+    out->cap = (uint32_t)need;
+    return true;
+}
+
+/*
+ * A staged item that is neither a block nor an access (a record, a
+ * function event, a packet copied as it is), after the pending packets:
+ * what the old and the new transcoding share. A lost record restarts
+ * the stream, as the reader restarts it.
+ */
+static uint8_t *put_item(struct predictor *pr, const struct chunk *in,
+                         const uint8_t *p, const uint8_t *end,
+                         const uint8_t *rec, uint8_t *q, uint32_t *seen)
+{
+    if (rec) {
+        note_event(load16(rec));
+        q = put_record(q, rec);
+        if (load16(rec) == QTRACE_EV_LOST) {
+            predictor_reset(pr, in->stream);
+        }
+    } else if (staged_is_func(load32(p))) {
+        *seen |= packet_bit((uint8_t)(PK_FUNC_ENTRY +
+                                      (load32(p) - STAGED_FUNC)));
+        q = put_func(pr, p, q);
+    } else {
+        size_t len = staged_packet_len(load32(p));
+
+        *seen |= packet_bit(p[STAGED_WORD]);
+        /* A fixed-size copy is a few moves, a variable one a call. */
+        if (len <= PACKET_COPY &&
+            end - p >= (ptrdiff_t)(STAGED_WORD + PACKET_COPY)) {
+            memcpy(q, p + STAGED_WORD, PACKET_COPY);
+        } else {
+            memcpy(q, p + STAGED_WORD, len);
+        }
+        q += len;
+    }
+    return q;
+}
+
+/* ---- predicted accesses (QTRACE_CHUNK_ACCESSES, access-pred.h) ---- */
+
+/*
+ * A staged access (pack.h, STAGED_MEM). Its descriptor is its staged
+ * head as it is, STAGED_MEM bits and all: the writer's table keeps
+ * those, which compare equal exactly when the reader's descriptors do
+ * (packed_acc_desc's fields in the same bits, the marker the same in
+ * all), and which an item that is not an access never equals.
+ */
+struct staged_access {
+    uint64_t desc;                  /* the staged head */
+    uint64_t vaddr;
+};
+
+static inline void read_access(const uint8_t *p, struct staged_access *a)
+{
+    a->desc = load64(p);
+    a->vaddr = load64(p + 8);
+}
+
+static uint8_t * __attribute__((noinline))
+flush_hits(struct predictor *pr, uint8_t *q, uint64_t *n)
+{
+    if (pr->hits <= PK_HITS_SHORT_MAX) {
+        *q++ = (uint8_t)(PK_HITS_SHORT + pr->hits - 1);
+    } else {
+        *q++ = PK_HITS;
+        q = packed_put_varint(q, pr->hits);
+    }
+    *n += pr->hits;
+    pr->hits = 0;
+    return q;
+}
+
+/* The predicted accesses not written yet, before any other packet. */
+static inline uint8_t *put_hits(struct predictor *pr, uint8_t *q,
+                                uint64_t *n)
+{
+    return pr->hits ? flush_hits(pr, q, n) : q;
+}
+
+/*
+ * A PK_MEM packet of descriptor desc, its pc offset moved by base, with
+ * the vaddr as its change from the previous one.
+ */
+static uint8_t *put_mem(struct predictor *pr, uint8_t *q, uint64_t desc,
+                        uint64_t base, uint64_t vaddr)
+{
+    *q++ = PK_MEM;
+    q = packed_put_varint(q, desc >> 8 & 0xffffu);
+    q = packed_put_varint(q, base + (desc >> 32));
+    *q++ = (uint8_t)desc;
+    return packed_put_varint(q, packed_zigzag((int64_t)(vaddr -
+                                                        pr->last_vaddr)));
+}
+
+/*
+ * The stream's first access since its start or restart: the block
+ * predictor starts again from zero, as the reader's does when it meets
+ * the access, so that a reader can count what came before without
+ * following the blocks (docs/format.md, "Predicted accesses"). The
+ * access and the rest of its block's are then written as after a
+ * restart, not learnt; their pc offsets count from the block's.
+ */
+static uint8_t *first_access(struct predictor *pr, uint8_t *q, uint64_t *n)
+{
+    q = put_run(pr, q, n);
+    memset(pr->slot, 0, sizeof(pr->slot));
+    pr->prev = pr->prev2 = 0;
+    if (pr->cur_tb) {
+        pr->ctx_pc = 0;
+    }
+    pr->cur_tb = 0;
+    pr->cur_k = 0;
+    pr->any_access = true;
+    return q;
+}
+
+/*
+ * Access k of block id, the entry of (id, k) at e: nothing (a hit,
+ * counted), a stride miss (its delta from the prediction) or a PK_MEM
+ * packet (a static access not known, or known as another). The entry
+ * then learns it.
+ */
+static inline uint8_t *put_block_access(struct predictor *pr,
+                                        struct packed_acc *e, uint32_t id,
+                                        uint32_t k, uint64_t head,
+                                        uint64_t vaddr, uint8_t *q,
+                                        uint64_t *n)
+{
+    if (packed_acc_key_is(e, id, k) && e->desc == head) {
+        uint64_t z = packed_zigzag((int64_t)(vaddr - packed_acc_next(e)));
+
+        if (z == 0) {
+            pr->hits++;
+        } else {
+            q = put_hits(pr, q, n);
+            if (z <= PK_DELTA_SHORT_MAX) {
+                *q++ = (uint8_t)(PK_DELTA_SHORT + z);
+            } else {
+                *q++ = PK_DELTA;
+                q = packed_put_varint(q, z);
+            }
+            (*n)++;
+            e->stride = vaddr - e->last;
+        }
+        e->last = vaddr;
+    } else {
+        q = put_hits(pr, q, n);
+        q = put_mem(pr, q, head, 0, vaddr);
+        (*n)++;
+        packed_acc_learn(e, id, k, head, vaddr);
+    }
+    pr->last_vaddr = vaddr;
+    return q;
+}
+
+/*
+ * A translation packet (QTRACE_CHUNK_PHYS): the next access's page has
+ * this paddr - vaddr, carried as its change from the last packet's.
+ */
+static uint8_t *put_xlate(struct predictor *pr, uint8_t *q, uint64_t off)
+{
+    *q++ = PK_XLATE;
+    q = packed_put_varint(q, packed_zigzag((int64_t)(off - pr->xlate_off)));
+    pr->xlate_off = off;
+    return q;
+}
+
+/* One access of the current block, or after a restart, before one. */
+static uint8_t *put_access(struct predictor *pr,
+                           const struct staged_access *sa, uint8_t *q,
+                           uint64_t *n)
+{
+    pr->chunk_access = true;
+    if (!pr->any_access) {
+        q = first_access(pr, q, n);
+    }
+    if (!pr->cur_tb) {
+        /* After a restart: relative to pc 0, as the reader takes it. */
+        q = put_hits(pr, q, n);
+        q = put_mem(pr, q, sa->desc, pr->ctx_pc, sa->vaddr);
+        (*n)++;
+        pr->last_vaddr = sa->vaddr;
+        return q;
+    }
+    q = put_block_access(pr, packed_acc_at(pr->acc, pr->cur_tb, pr->cur_k),
+                         pr->cur_tb, pr->cur_k, sa->desc, sa->vaddr, q, n);
+    pr->cur_k++;
+    return q;
+}
+
+/* A block packet after the pending run: the block missed, named. */
+static uint8_t *put_named(struct predictor *pr, uint8_t *q, uint32_t id)
+{
+    if (pr->run <= PK_BLOCK_SHORT_MAX) {
+        *q++ = (uint8_t)pr->run;
+    } else {
+        *q++ = PK_BLOCK;
+        q = packed_put_varint(q, pr->run);
+    }
+    return packed_put_varint(q, packed_zigzag((int64_t)id -
+                                              (int64_t)pr->prev));
+}
+
+/*
+ * A block put_predicted_blocks did not take, written (PK_BLOCK_EXPLICIT
+ * when only its accesses missed), then the accesses staged right after
+ * it as put_access writes them. *pp moves past what was taken. Before
+ * the stream's first access, that access is left to put_access.
+ */
+static uint8_t *put_block_acc(struct predictor *pr, const uint8_t **pp,
+                              const uint8_t *end, uint8_t *q, uint64_t *n)
+{
+    const uint8_t *p = *pp + STAGED_WORD;
+    uint32_t id = load32(*pp), base = packed_acc_base(id), k = 0, *slot;
+
+    if (pr->cur_tb) {
+        packed_acc_end_block(pr->acc, pr->cur_tb, pr->cur_k);
+    }
+    slot = &pr->slot[packed_slot(pr->prev, pr->prev2)];
+    if (*slot == id) {
+        *q++ = PK_BLOCK_EXPLICIT;
+        q = packed_put_varint(q, pr->run);
+    } else {
+        *slot = id;
+        q = put_named(pr, q, id);
+    }
+    *n += pr->run + 1;
+    pr->run = 0;
+    pr->prev2 = pr->prev;
+    pr->prev = id;
+    while (pr->any_access && end - p >= (ptrdiff_t)STAGED_MEM_BYTES &&
+           staged_is_mem(load32(p))) {
+        struct packed_acc *e = &pr->acc[(base + k) & (PACKED_ACC_SLOTS - 1)];
+
+        q = put_block_access(pr, e, id, k, load64(p), load64(p + 8), q, n);
+        k++;
+        p += STAGED_MEM_BYTES;
+    }
+    if (k) {
+        pr->chunk_access = true;
+    }
+    pr->cur_tb = id;
+    pr->cur_k = k;
+    *pp = p;
+    return q;
+}
+
+/*
+ * Whether the m staged accesses at a are those block id's table entries
+ * from base on predict (same descriptor, address last + stride); if so
+ * each entry's last moves to its address (a hit keeps the stride), if
+ * not none has moved: those checked are moved back.
+ */
+static inline bool take_predicted(struct packed_acc *tab, uint32_t id,
+                                  uint32_t base, const uint8_t *a,
+                                  uint32_t m)
+{
+    uint32_t k;
+
+    for (k = 0; k < m; k++, a += STAGED_MEM_BYTES) {
+        struct packed_acc *e = &tab[(base + k) & (PACKED_ACC_SLOTS - 1)];
+        uint64_t vaddr = load64(a + 8);
+
+        /* An item that is no access has no entry's desc (read_access). */
+        if (!packed_acc_key_is(e, id, k) || e->desc != load64(a) ||
+            vaddr != packed_acc_next(e)) {
+            while (k--) {
+                e = &tab[(base + k) & (PACKED_ACC_SLOTS - 1)];
+                e->last -= e->stride;
+            }
+            return false;
+        }
+        e->last = vaddr;
+    }
+    return true;
+}
+
+/*
+ * The fully predicted blocks from *pp on (put_block_acc's first case)
+ * in a tight loop, the predictors' state in registers: the writer's hot
+ * loop when the stream has accesses. Stops at the first block that is
+ * not, or any other item, leaving it to put_block_acc and the rest.
+ * Returns the accesses the blocks taken made.
+ */
+static uint64_t __attribute__((noinline))
+put_predicted_blocks(struct predictor *pr,
+                                     const uint8_t **pp, const uint8_t *end,
+                                     uint64_t *n)
+{
+    struct packed_acc *tab = pr->acc;
+    const uint8_t *p = *pp, *start = p, *acc_end = NULL;
+    uint32_t prev = pr->prev, prev2 = pr->prev2, m = 0;
+    uint64_t made = 0;
+
+    /*
+     * The block before ends: its count first (the next block may be
+     * it). Should that block stop the loop, put_block_acc does the same
+     * again. A block the loop takes made as many as its entry says.
+     */
+    if (pr->cur_tb) {
+        packed_acc_end_block(tab, pr->cur_tb, pr->cur_k);
+    }
+    while (end - p >= (ptrdiff_t)STAGED_WORD) {
+        uint32_t id = load32(p), base = packed_acc_base(id), k;
+        const struct packed_acc *e0 = &tab[base];
+        const uint8_t *a = p + STAGED_WORD, *next;
+
+        if (id >= STAGED_MEM || pr->slot[packed_slot(prev, prev2)] != id) {
+            break;
+        }
+        k = packed_acc_is(e0, id, 0) ? e0->n : 0;
+        if ((size_t)(end - a) < (size_t)k * STAGED_MEM_BYTES + STAGED_WORD) {
+            break;
+        }
+        next = a + (size_t)k * STAGED_MEM_BYTES;
+        if (load32(next) >= STAGED_MEM || !take_predicted(tab, id, base, a, k)) {
+            break;
+        }
+        __builtin_prefetch(&pr->slot[packed_slot(id, prev)]);
+        __builtin_prefetch(&tab[packed_acc_base(load32(next))]);
+        if (k) {
+            acc_end = next;
+        }
+        m = k;
+        made += k;
+        prev2 = prev;
+        prev = id;
+        p = next;
+    }
+    if (p == start) {
+        return 0;
+    }
+    /* The bytes taken are the blocks' words and their accesses. */
+    pr->run += (uint32_t)(((size_t)(p - start) - made * STAGED_MEM_BYTES) /
+                          STAGED_WORD);
+    pr->prev = prev;
+    pr->prev2 = prev2;
+    pr->cur_tb = prev;
+    pr->cur_k = m;
+    if (acc_end) {
+        pr->last_vaddr = load64(acc_end - 8);
+    }
+    *n += made;
+    *pp = p;
+    return made;
+}
+
+/*
+ * The staged chunk of a stream with predicted accesses: blocks through
+ * put_block_acc, accesses through put_access, the rest as before.
+ * Returns the end of the packed output, or NULL with why filled.
+ */
+static uint8_t *transcode_accesses(struct predictor *pr,
+                                   const struct chunk *in, uint8_t *q,
+                                   uint64_t *n, uint32_t *seen, char *why,
+                                   size_t why_len)
+{
+    const uint8_t *p = in->data, *end = in->data + in->len, *next, *rec;
+
+    while (p < end) {
+        uint32_t w = end - p >= (ptrdiff_t)STAGED_WORD ? load32(p) : 0;
+        struct staged_access sa;
+
+        if (!pr->any_access && end - p >= (ptrdiff_t)STAGED_WORD &&
+            w < STAGED_MEM) {
+            const uint8_t *from = p;
+
+            /*
+             * No access yet: every block predicts none, the plain block
+             * loop is enough until one is followed by an access.
+             */
+            q = put_blocks(pr, &p, end, q, n);
+            if (p != from) {
+                if (pr->cur_tb) {
+                    packed_acc_end_block(pr->acc, pr->cur_tb, pr->cur_k);
+                }
+                pr->cur_tb = pr->prev;
+                pr->cur_k = 0;
+                *seen |= 1;
+                continue;
+            }
+        }
+        if (end - p >= (ptrdiff_t)STAGED_WORD && w < STAGED_MEM) {
+            const uint8_t *from = p;
+            uint64_t made;
+
+            q = put_hits(pr, q, n);
+            made = put_predicted_blocks(pr, &p, end, n);
+            if (p != from) {
+                *seen |= made ? 3 : 1;
+                continue;
+            }
+            q = put_block_acc(pr, &p, end, q, n);
+            /* A predicted block made its accesses already: cur_k. */
+            *seen |= pr->cur_k ? 3 : 1;
+            continue;
+        }
+        if (staged_is_mem(w) && end - p >= (ptrdiff_t)STAGED_MEM_BYTES) {
+            read_access(p, &sa);
+            q = put_access(pr, &sa, q, n);
+            *seen |= 2;
+            p += STAGED_MEM_BYTES;
+            continue;
+        }
+        next = end - p >= (ptrdiff_t)STAGED_WORD && !staged_is_mem(w) ?
+               staged_item(in->data, p, end, &rec) : NULL;
+        if (!next) {
+            snprintf(why, why_len, "vCPU %u: bad staged item at byte %zu",
+                     in->vcpu, (size_t)(p - in->data));
+            return NULL;
+        }
+        if (w == STAGED_XLATE) {
+            /*
+             * After the hits it follows, right before its access's
+             * packet (the stream's first access starts again first).
+             */
+            q = put_hits(pr, q, n);
+            if (!pr->any_access) {
+                q = first_access(pr, q, n);
+            }
+            q = put_xlate(pr, q, load64(p + 4));
+            pr->chunk_access = true;
+            p = next;
+            continue;
+        }
+        if (w == STAGED_CONTEXT) {
+            /* No packet: the pc the next accesses' offsets count from. */
+            const struct tb_info *ti = tbtab_get(load32(p + 4));
+
+            pr->ctx_pc = ti ? ti->pc : 0;
+            p = next;
+            continue;
+        }
+        q = put_hits(pr, q, n);
+        q = put_run(pr, q, n);
+        q = put_item(pr, in, p, end, rec, q, seen);
+        (*n)++;
+        p = next;
+    }
+    q = put_hits(pr, q, n);
+    return put_run(pr, q, n);
+}
+
+const struct chunk *pack_transcode(const struct chunk *in, char *why,
+                                   size_t why_len)
+{
+    const uint8_t *p = in->data, *end = in->data + in->len, *next, *rec;
+    struct predictor *pr = predictor_of(in);
+    uint32_t seen = 0;          /* packet_bit()s */
+    uint64_t blocks_before;     /* pr->staged_bytes before this chunk */
+    uint64_t n = 0;
+    uint8_t *q;
+
+    if (!pr || !out_fits(in->len)) {
+        snprintf(why, why_len, "vCPU %u: out of memory", in->vcpu);
+        return NULL;
+    }
+    q = out->data;
+    /* What the chunk holds, for the trace's index, found on the way. */
+    memset(out->events, 0, sizeof(out->events));
+    blocks_before = pr->staged_bytes;
+    pr->chunk_access = pr->any_access;
+    if (in->flags & QTRACE_CHUNK_ACCESSES) {
+        q = transcode_accesses(pr, in, q, &n, &seen, why, why_len);
+        if (!q) {
+            return NULL;
+        }
+        p = end;
+    }
+    while (p < end) {
+        q = put_blocks(pr, &p, end, q, &n);
+        if (p == end) {
+            break;
+        }
+        next = end - p >= (ptrdiff_t)STAGED_WORD ?
+               staged_item(in->data, p, end, &rec) : NULL;
+        if (!next || staged_is_mem(load32(p))) {
+            snprintf(why, why_len, "vCPU %u: bad staged packet at byte %zu",
+                     in->vcpu, (size_t)(p - in->data));
+            return NULL;
+        }
+        q = put_run(pr, q, &n);
+        q = put_item(pr, in, p, end, rec, q, &seen);
+        n++;
+        p = next;
+    }
+    q = put_run(pr, q, &n);
+    note_packets(seen | (pr->staged_bytes != blocks_before));
+    out->vcpu = in->vcpu;
+    out->stream = in->stream;
+    /*
+     * Until a stream's first access its chunks read as plain packed ones
+     * (the predictor's table is empty): fast to count, and readable where
+     * predicted accesses are not.
+     */
+    out->flags = (uint16_t)((in->flags & ~CHUNK_STAGED) |
+                            QTRACE_CHUNK_PACKED);
+    if (!pr->chunk_access) {
+        out->flags &= (uint16_t)~(QTRACE_CHUNK_ACCESSES | QTRACE_CHUNK_PHYS);
+    }
+    out->len = (uint32_t)(q - out->data);
+    out->n_records = (uint32_t)n;
+    out->insns = in->insns;
+    out->has_events = true;
+    return out;
+}
