@@ -1056,16 +1056,6 @@ static void vcpu_frame_restore(unsigned int vcpu, qemu_plugin_meminfo_t info,
 
 /* ---- translation ---- */
 
-static void insn_bytes(struct qemu_plugin_tb *tb, const struct tb_info *ti,
-                       uint32_t i, struct calls_insn *out)
-{
-    memset(out, 0, sizeof(*out));
-    out->pc = ti->insns[i].pc;
-    out->size = ti->insns[i].size;
-    qc_insn_bytes(qemu_plugin_tb_get_insn(tb, i), out->bytes,
-                  sizeof(out->bytes));
-}
-
 /* aarch64: callbacks on the block's frame saves and restores. */
 static void watch_frames(struct qemu_plugin_tb *tb, struct tb_info *ti)
 {
@@ -1079,7 +1069,7 @@ static void watch_frames(struct qemu_plugin_tb *tb, struct tb_info *ti)
         if (((ti->insns[i].opcode >> 5) & 31) != 31) {
             continue;
         }
-        insn_bytes(tb, ti, i, &in);
+        flow_insn_of(tb, ti, i, &in);
         fr = sysdec_frame_access(ss.isa, &in);
         if (fr == SYSDEC_FRAME_SAVE) {
             qemu_plugin_register_vcpu_mem_cb(qemu_plugin_tb_get_insn(tb, i),
@@ -1111,7 +1101,7 @@ void calls_sys_tb_trans(struct qemu_plugin_tb *tb, struct tb_info *ti)
     }
     last = &ti->insns[ti->n_insns - 1];
     insn = qemu_plugin_tb_get_insn(tb, ti->n_insns - 1);
-    insn_bytes(tb, ti, ti->n_insns - 1, &in);
+    flow_insn_of(tb, ti, ti->n_insns - 1, &in);
     cls = calls_classify(ss.isa, in.bytes, in.size, false);
     if (ss.isa == CALLS_ISA_X86_64 && (cls == CALLS_CALL ||
                                        cls == CALLS_RET)) {

@@ -404,9 +404,8 @@ void flow_block(unsigned int vcpu, const struct tb_info *prev,
 
 /* ---- translation ---- */
 
-/* The bytes of instruction i of tb, as the decoders take them. */
-static void insn_of(struct qemu_plugin_tb *tb, const struct tb_info *ti,
-                    uint32_t i, struct calls_insn *out)
+void flow_insn_of(struct qemu_plugin_tb *tb, const struct tb_info *ti,
+                  uint32_t i, struct calls_insn *out)
 {
     memset(out, 0, sizeof(*out));
     out->pc = ti->insns[i].pc;
@@ -428,7 +427,7 @@ static void watch_lidt(struct qemu_plugin_tb *tb, struct tb_info *ti)
         if (!memchr(op, 0x0f, 3)) {
             continue;
         }
-        insn_of(tb, ti, i, &in);
+        flow_insn_of(tb, ti, i, &in);
         if (sysdec_is_lidt(fs.isa, &in)) {
             qemu_plugin_register_vcpu_mem_cb(qemu_plugin_tb_get_insn(tb, i),
                                              vcpu_lidt,
@@ -463,7 +462,7 @@ static void tail_flags(struct qemu_plugin_tb *tb, struct tb_info *ti,
     default:
         break;
     }
-    insn_of(tb, ti, ti->n_insns - 1, &last);
+    flow_insn_of(tb, ti, ti->n_insns - 1, &last);
     if (sysdec_is_direct_jump(fs.isa, &last)) {
         ti->sys_flags |= SYS_F_JUMP | SYS_F_TAIL_PAIR;
     }
@@ -479,7 +478,7 @@ void flow_tb_trans(struct qemu_plugin_tb *tb, struct tb_info *ti)
     if (!fs.active || n == 0) {
         return;
     }
-    insn_of(tb, ti, n - 1, &insns[0]);
+    flow_insn_of(tb, ti, n - 1, &insns[0]);
     sysdec_flow(fs.isa, &insns[0], &f);
     ti->sys_end = (uint8_t)f.end;
     ti->sys_vector = (int16_t)f.vector;
@@ -496,11 +495,11 @@ void flow_tb_trans(struct qemu_plugin_tb *tb, struct tb_info *ti)
     /* Thunks are a few instructions at most (sysdec_thunk). */
     if (fs.calls && n <= 3) {
         for (i = 0; i < n; i++) {
-            insn_of(tb, ti, i, &insns[i]);
+            flow_insn_of(tb, ti, i, &insns[i]);
         }
         thunk = sysdec_thunk(fs.isa, insns, n);
     } else if (fs.calls) {
-        insn_of(tb, ti, 0, &insns[0]);
+        flow_insn_of(tb, ti, 0, &insns[0]);
     }
     if (fs.calls && sysdec_is_landing(fs.isa, &insns[0])) {
         ti->sys_flags |= SYS_F_LANDING;

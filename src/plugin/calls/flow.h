@@ -102,4 +102,12 @@ static inline void flow_tb_start(struct flow_hot *hot, unsigned int vcpu,
     flow_block(vcpu, prev, tb, start);
 }
 
+/*
+ * Translation: the bytes, pc and size of instruction i of tb, as the
+ * decoders (calls-decode.h, sys-decode.h) take them.
+ */
+struct calls_insn;
+void flow_insn_of(struct qemu_plugin_tb *tb, const struct tb_info *ti,
+                  uint32_t i, struct calls_insn *out);
+
 #endif /* QTRACE_PLUGIN_FLOW_H */
