@@ -79,4 +79,7 @@ qtrace_catalog_find(const struct qtrace_catalog *cat, const char *name);
 const struct qtrace_event_desc *
 qtrace_catalog_get(const struct qtrace_catalog *cat, unsigned int id);
 
+/* Index of ev's argument called name, or -1 (also when ev is NULL). */
+int qtrace_event_arg(const struct qtrace_event_desc *ev, const char *name);
+
 #endif /* QTRACE_CATALOG_H */

@@ -19,18 +19,6 @@
 #define MEM_KIND_FLAGS \
     (QTRACE_MEM_STORE | QTRACE_MEM_SIGNED | QTRACE_MEM_BIG_ENDIAN)
 
-static int arg_of(const struct qtrace_event_desc *ev, const char *name)
-{
-    unsigned int i;
-
-    for (i = 0; ev && i < ev->n_args; i++) {
-        if (strcmp(ev->args[i].name, name) == 0) {
-            return (int)i;
-        }
-    }
-    return -1;
-}
-
 /* The event's id when it has every argument named; else 0. */
 static uint16_t event_with(const struct qtrace_catalog *cat,
                            const char *name, int *const idx[],
@@ -41,7 +29,7 @@ static uint16_t event_with(const struct qtrace_catalog *cat,
     bool whole = ev != NULL;
 
     for (i = 0; i < n; i++) {
-        *idx[i] = arg_of(ev, args[i]);
+        *idx[i] = qtrace_event_arg(ev, args[i]);
         whole &= *idx[i] >= 0;
     }
     return whole ? ev->id : 0;

@@ -207,34 +207,21 @@ static int parse_opts(int argc, char **argv, struct dump_opts *opts)
     return CLI_OK;
 }
 
-/* Index of the argument called name in ev, or -1. */
-static int find_arg(const struct qtrace_event_desc *ev, const char *name)
-{
-    unsigned int i;
-
-    for (i = 0; i < ev->n_args; i++) {
-        if (strcmp(ev->args[i].name, name) == 0) {
-            return (int)i;
-        }
-    }
-    return -1;
-}
-
 /* syscall and syscall_ret, named in the dump when the arch is known. */
 static void map_syscall_args(struct arg_map *m,
                              const struct qtrace_catalog *cat)
 {
     m->sys = qtrace_catalog_find(cat, "syscall");
     if (m->sys) {
-        m->sys_num = find_arg(m->sys, "num");
+        m->sys_num = qtrace_event_arg(m->sys, "num");
         if (m->sys_num < 0) {
             m->sys = NULL;
         }
     }
     m->sys_ret = qtrace_catalog_find(cat, "syscall_ret");
     if (m->sys_ret) {
-        m->sr_num = find_arg(m->sys_ret, "num");
-        m->sr_ret = find_arg(m->sys_ret, "ret");
+        m->sr_num = qtrace_event_arg(m->sys_ret, "num");
+        m->sr_ret = qtrace_event_arg(m->sys_ret, "ret");
         if (m->sr_num < 0 || m->sr_ret < 0) {
             m->sys_ret = NULL;
         }
@@ -250,21 +237,21 @@ static void map_args(struct arg_map *m, const struct qtrace_catalog *cat)
 {
     m->tb_trans = qtrace_catalog_find(cat, "tb_trans");
     if (m->tb_trans) {
-        m->tt_pc = find_arg(m->tb_trans, "pc");
-        m->tt_tb = find_arg(m->tb_trans, "tb");
-        m->tt_n_insns = find_arg(m->tb_trans, "n_insns");
-        m->tt_code = find_arg(m->tb_trans, "code");
+        m->tt_pc = qtrace_event_arg(m->tb_trans, "pc");
+        m->tt_tb = qtrace_event_arg(m->tb_trans, "tb");
+        m->tt_n_insns = qtrace_event_arg(m->tb_trans, "n_insns");
+        m->tt_code = qtrace_event_arg(m->tb_trans, "code");
         if (m->tt_pc < 0 || m->tt_tb < 0 || m->tt_code < 0) {
             m->tb_trans = NULL;
         }
     }
     m->exec_insn = qtrace_catalog_find(cat, "exec_insn");
     if (m->exec_insn) {
-        m->ei_pc = find_arg(m->exec_insn, "pc");
-        m->ei_tb = find_arg(m->exec_insn, "tb");
-        m->ei_idx = find_arg(m->exec_insn, "idx");
+        m->ei_pc = qtrace_event_arg(m->exec_insn, "pc");
+        m->ei_tb = qtrace_event_arg(m->exec_insn, "tb");
+        m->ei_idx = qtrace_event_arg(m->exec_insn, "idx");
         if (m->ei_idx < 0) {
-            m->ei_idx = find_arg(m->exec_insn, "insn");
+            m->ei_idx = qtrace_event_arg(m->exec_insn, "insn");
         }
         if (m->ei_pc < 0 || m->ei_tb < 0) {
             m->exec_insn = NULL;
@@ -272,7 +259,7 @@ static void map_args(struct arg_map *m, const struct qtrace_catalog *cat)
     }
     map_syscall_args(m, cat);
     m->exec_tb = qtrace_catalog_find(cat, "exec_tb");
-    m->et_pc = m->exec_tb ? find_arg(m->exec_tb, "pc") : -1;
+    m->et_pc = m->exec_tb ? qtrace_event_arg(m->exec_tb, "pc") : -1;
     if (m->et_pc < 0) {
         m->exec_tb = NULL;
     }

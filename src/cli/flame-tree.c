@@ -19,6 +19,7 @@
 
 #include "flame-tree.h"
 #include "guest-syms.h"
+#include "report.h"
 #include "qtrace/callstack.h"
 
 /* A PLT stub frame just closed, waiting for the frame that replaces it. */
@@ -313,28 +314,6 @@ static void note_chunk(void *arg, const struct qtrace_chunk_entry *e)
     }
 }
 
-/* As report --functions: every event but blocks, accesses, translations. */
-static int select_calls(struct qtrace_reader *rd, struct qtrace_err *err)
-{
-    static const char *const unread[] = {
-        "exec_tb", "exec_insn", "mem_access", "tb_trans",
-    };
-    const struct qtrace_catalog *cat = qtrace_reader_catalog(rd);
-    uint64_t want[QTRACE_MAX_EVENTS / 64];
-    size_t i;
-
-    memset(want, 0xff, sizeof(want));
-    for (i = 0; i < sizeof(unread) / sizeof(unread[0]); i++) {
-        const struct qtrace_event_desc *ev =
-            qtrace_catalog_find(cat, unread[i]);
-
-        if (ev) {
-            want[ev->id / 64] &= ~(1ull << (ev->id % 64));
-        }
-    }
-    return qtrace_reader_select(rd, want, err);
-}
-
 static int oom(struct qtrace_err *err)
 {
     qtrace_err_set(err, "%s", strerror(ENOMEM));
@@ -355,7 +334,7 @@ static int collect(struct flame_tree *t, struct qtrace_reader *rd,
     if (ret == 0 && b->oom) {
         return oom(err);
     }
-    ret = ret < 0 ? ret : select_calls(rd, err);
+    ret = ret < 0 ? ret : report_select_calls(rd, err);
     while (ret >= 0 && (ret = qtrace_reader_next(rd, &rec, err)) > 0) {
         if (rec.vcpu == QTRACE_VCPU_NONE) {
             continue;

@@ -308,7 +308,7 @@ static struct fstream *stream_of(struct freport *fr, uint32_t id)
  * then need not be expanded. Frames left open close at the stream's last
  * record of the others (its vcpu_exit, when it exited).
  */
-static int select_calls(struct qtrace_reader *rd, struct qtrace_err *err)
+int report_select_calls(struct qtrace_reader *rd, struct qtrace_err *err)
 {
     static const char *const unread[] = {
         "exec_tb", "exec_insn", "mem_access", "tb_trans",
@@ -338,7 +338,7 @@ static int collect(struct freport *fr, struct qtrace_reader *rd,
     gpointer key, value;
     int ret;
 
-    ret = select_calls(rd, err);
+    ret = report_select_calls(rd, err);
     if (ret < 0) {
         return ret;
     }

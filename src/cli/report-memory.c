@@ -76,18 +76,6 @@ static inline uint64_t field(const struct qtrace_record *rec, int i)
     }
 }
 
-static int arg_of(const struct qtrace_event_desc *ev, const char *name)
-{
-    unsigned int i;
-
-    for (i = 0; ev && i < ev->n_args; i++) {
-        if (strcmp(ev->args[i].name, name) == 0) {
-            return (int)i;
-        }
-    }
-    return -1;
-}
-
 static void free_acc(void *p)
 {
     struct acc *a = p;
@@ -314,10 +302,10 @@ static int run_memory(struct qtrace_reader *rd,
     int ret;
 
     m.ev = qtrace_catalog_find(qtrace_reader_catalog(rd), "mem_access");
-    m.pc = arg_of(m.ev, "pc");
-    m.vaddr = arg_of(m.ev, "vaddr");
-    m.size = arg_of(m.ev, "size");
-    m.flags = arg_of(m.ev, "flags");
+    m.pc = qtrace_event_arg(m.ev, "pc");
+    m.vaddr = qtrace_event_arg(m.ev, "vaddr");
+    m.size = qtrace_event_arg(m.ev, "size");
+    m.flags = qtrace_event_arg(m.ev, "flags");
     if (m.pc < 0 || m.vaddr < 0 || m.size < 0 || m.flags < 0) {
         return rt_none(out, flags, "memory", mem_cols, N_MEM_COLS,
                        "memory: none (no mem_access event in the trace's "

@@ -51,28 +51,16 @@ struct vc_args {
     bool host;                      /* the trace's timeline is used */
 };
 
-static int arg_of(const struct qtrace_event_desc *ev, const char *name)
-{
-    unsigned int i;
-
-    for (i = 0; ev && i < ev->n_args; i++) {
-        if (strcmp(ev->args[i].name, name) == 0) {
-            return (int)i;
-        }
-    }
-    return -1;
-}
-
 static void map_args(struct vc_args *a, const struct qtrace_catalog *cat)
 {
     a->tt = qtrace_catalog_find(cat, "tb_trans");
-    a->tt_tb = arg_of(a->tt, "tb");
-    a->tt_n = arg_of(a->tt, "n_insns");
+    a->tt_tb = qtrace_event_arg(a->tt, "tb");
+    a->tt_n = qtrace_event_arg(a->tt, "n_insns");
     if (a->tt_tb < 0 || a->tt_n < 0) {
         a->tt = NULL;
     }
     a->et = qtrace_catalog_find(cat, "exec_tb");
-    a->et_tb = arg_of(a->et, "tb");
+    a->et_tb = qtrace_event_arg(a->et, "tb");
     if (a->et_tb < 0) {
         a->et = NULL;
     }
@@ -80,8 +68,8 @@ static void map_args(struct vc_args *a, const struct qtrace_catalog *cat)
     a->mem = qtrace_catalog_find(cat, "mem_access");
     a->sys = qtrace_catalog_find(cat, "syscall");
     a->clock = qtrace_catalog_find(cat, "clock");
-    a->clock_ns = arg_of(a->clock, "ns");
-    a->clock_resume = arg_of(a->clock, "resume_ns");
+    a->clock_ns = qtrace_event_arg(a->clock, "ns");
+    a->clock_resume = qtrace_event_arg(a->clock, "resume_ns");
     if (a->clock_ns < 0 || a->clock_resume < 0) {
         a->clock = NULL;
     }

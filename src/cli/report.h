@@ -58,4 +58,11 @@ struct report_section {
                                        given, not by a bare report */
 };
 
+/*
+ * Select every event but blocks, instructions, accesses and translations
+ * (report --functions, the folded stacks, flamegraph): the calls and
+ * what closes a stream's frames, without expanding packed blocks.
+ */
+int report_select_calls(struct qtrace_reader *rd, struct qtrace_err *err);
+
 #endif /* QTRACE_CLI_REPORT_H */

@@ -64,46 +64,34 @@ static gboolean bkey_equal(gconstpointer a, gconstpointer b)
     return x->pc == y->pc && x->size == y->size;
 }
 
-static int arg_of(const struct qtrace_event_desc *ev, const char *name)
-{
-    unsigned int i;
-
-    for (i = 0; ev && i < ev->n_args; i++) {
-        if (strcmp(ev->args[i].name, name) == 0) {
-            return (int)i;
-        }
-    }
-    return -1;
-}
-
 /* An event is used only when it has every argument this file reads. */
 static void map_args(struct args *a, const struct qtrace_catalog *cat)
 {
     a->tt = qtrace_catalog_find(cat, "tb_trans");
-    a->tt_pc = arg_of(a->tt, "pc");
-    a->tt_tb = arg_of(a->tt, "tb");
-    a->tt_size = arg_of(a->tt, "size");
-    a->tt_n = arg_of(a->tt, "n_insns");
-    a->tt_code = arg_of(a->tt, "code");
+    a->tt_pc = qtrace_event_arg(a->tt, "pc");
+    a->tt_tb = qtrace_event_arg(a->tt, "tb");
+    a->tt_size = qtrace_event_arg(a->tt, "size");
+    a->tt_n = qtrace_event_arg(a->tt, "n_insns");
+    a->tt_code = qtrace_event_arg(a->tt, "code");
     if (a->tt_pc < 0 || a->tt_tb < 0 || a->tt_size < 0) {
         a->tt = NULL;
     }
     a->et = qtrace_catalog_find(cat, "exec_tb");
-    a->et_tb = arg_of(a->et, "tb");
+    a->et_tb = qtrace_event_arg(a->et, "tb");
     if (a->et_tb < 0) {
         a->et = NULL;
     }
     a->tc = qtrace_catalog_find(cat, "tb_count");
-    a->tc_tb = arg_of(a->tc, "tb");
-    a->tc_count = arg_of(a->tc, "count");
+    a->tc_tb = qtrace_event_arg(a->tc, "tb");
+    a->tc_count = qtrace_event_arg(a->tc, "count");
     if (a->tc_tb < 0 || a->tc_count < 0) {
         a->tc = NULL;
     }
     a->im = qtrace_catalog_find(cat, "image_map");
-    a->im_start = arg_of(a->im, "start");
-    a->im_end = arg_of(a->im, "end");
-    a->im_off = arg_of(a->im, "offset");
-    a->im_path = arg_of(a->im, "path");
+    a->im_start = qtrace_event_arg(a->im, "start");
+    a->im_end = qtrace_event_arg(a->im, "end");
+    a->im_off = qtrace_event_arg(a->im, "offset");
+    a->im_path = qtrace_event_arg(a->im, "path");
     if (a->im_start < 0 || a->im_end < 0 || a->im_off < 0 ||
         a->im_path < 0) {
         a->im = NULL;

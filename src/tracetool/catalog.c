@@ -886,6 +886,18 @@ qtrace_catalog_find(const struct qtrace_catalog *cat, const char *name)
     return NULL;
 }
 
+int qtrace_event_arg(const struct qtrace_event_desc *ev, const char *name)
+{
+    unsigned int i;
+
+    for (i = 0; ev && i < ev->n_args; i++) {
+        if (strcmp(ev->args[i].name, name) == 0) {
+            return (int)i;
+        }
+    }
+    return -1;
+}
+
 const struct qtrace_event_desc *
 qtrace_catalog_get(const struct qtrace_catalog *cat, unsigned int id)
 {
