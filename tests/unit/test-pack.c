@@ -4,7 +4,8 @@
  * (src/plugin/pack.h), the writer thread's transcoding (src/plugin/pack.c)
  * and the reader's expansion (src/format/unpack.c) give back exactly the
  * function records that went in, with extreme values and after a dropped
- * chunk restarts the stream; a cut packet is an error, never a record.
+ * chunk restarts the stream, in the long staged form and in the call
+ * tracker's short one; a cut packet is an error, never a record.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -21,6 +22,7 @@
 #include "qtrace/catalog.h"
 #include "qtrace/err.h"
 #include "pack.h"
+#include "tbtab.h"
 #include "unpack.h"
 
 #define STAGE_BYTES (64u << 10)
@@ -330,6 +332,121 @@ static void test_func_unknown_event(void **state)
     free(st.chunk);
 }
 
+/* A translated block, as the plugin's table hands them out. */
+static const struct tb_info *new_block(uint64_t pc, uint32_t size,
+                                       uint16_t branch_size)
+{
+    struct tb_info *tb = tbtab_new(1);
+
+    assert_non_null(tb);
+    tb->pc = pc;
+    tb->size = size;
+    tb->branch_size = branch_size;
+    return tb;
+}
+
+/* Expand c and check it holds the n function records of want. */
+static void expect_funcs(const struct chunk *c, const struct func *want,
+                         size_t n)
+{
+    struct unpacker u;
+    const uint8_t *p = c->data, *rec;
+    size_t avail, i = 0;
+    char why[128] = "";
+    int ret;
+
+    assert_int_equal(unpack_init(&u, load_catalog(), NULL), 0);
+    assert_int_equal(unpack_begin(&u, test_stream, QTRACE_CHUNK_PACKED, why,
+                                  sizeof(why)), 0);
+    while ((ret = unpack_next(&u, c->data, &p, c->data + c->len, &rec,
+                              &avail, why, sizeof(why))) > 0) {
+        assert_true(i < n);
+        check_func(rec, &want[i++]);
+    }
+    if (ret < 0) {
+        fail_msg("unpack_next: %s", why);
+    }
+    assert_int_equal(i, n);
+    unpack_fini(&u);
+}
+
+/*
+ * The short form: the writer finds the addresses in the blocks the ids
+ * name and the time from the chunk's t0, on either side of it, and the
+ * long form in between counts from the same packets.
+ */
+static void test_qfunc_round_trip(void **state)
+{
+    const struct tb_info *callee = new_block(0x401000, 12, 0);
+    const struct tb_info *caller = new_block(0x400500, 10, 5);
+    const struct tb_info *site = new_block(0x40050a, 4, 0);
+    const struct func want[] = {
+        { false, 0, 1000005, 0x401000, 0x400505, 1 },
+        { false, 1, 1000009, 0x402000, 0x401010, 2 },
+        { true, 0, 999997, 0x401000, 0x40050a, 1 },
+        { true, 0, 1000000ull + INT32_MAX, 0x7fffffff0000ull, 0x40050a,
+          STAGED_QFUNC_DEPTH },
+        { false, 0, 1000000 - (1ull << 31), 0x401000, 0x400505, 0 },
+    };
+    struct stage st;
+    uint8_t *p;
+
+    (void)state;
+    stage_init(&st);
+    st.chunk->t0 = 1000000;
+    p = vbuf_reserve(&st.vb, STAGED_QENTRY_BYTES);
+    pack_qentry_at(p, 5, 1, callee->id, caller->id);
+    pack_func(&st.vb, false, 1, 1000009, 0x402000, 0x401010, 2);
+    p = vbuf_reserve(&st.vb, STAGED_QEXIT_BYTES);
+    pack_qexit_at(p, -3, 1, 0x401000, site->id);
+    p = vbuf_reserve(&st.vb, STAGED_QEXIT_BYTES);
+    pack_qexit_at(p, INT32_MAX, STAGED_QFUNC_DEPTH, 0x7fffffff0000ull,
+                  site->id);
+    p = vbuf_reserve(&st.vb, STAGED_QENTRY_BYTES);
+    pack_qentry_at(p, INT32_MIN, 0, callee->id, caller->id);
+    expect_funcs(stage_pack(&st), want, sizeof(want) / sizeof(want[0]));
+    free(st.chunk);
+}
+
+/* The chunk's bytes staged so far, transcoded: NULL, why set, if bad. */
+static const struct chunk *try_pack(struct stage *st, uint32_t len,
+                                    char *why, size_t why_len)
+{
+    st->chunk->len = len;
+    st->chunk->flags = CHUNK_STAGED;
+    st->chunk->stream = test_stream;
+    return pack_transcode(st->chunk, why, why_len);
+}
+
+/* A short event cut short, or naming no block, is an error. */
+static void test_qfunc_bad(void **state)
+{
+    const struct tb_info *callee = new_block(0x401000, 12, 0);
+    struct stage st;
+    char why[128];
+    uint32_t len;
+    uint8_t *p;
+
+    (void)state;
+    stage_init(&st);
+    p = vbuf_reserve(&st.vb, STAGED_QEXIT_BYTES);
+    pack_qexit_at(p, 0, 1, 0x401000, callee->id);
+    for (len = STAGED_WORD; len < STAGED_QEXIT_BYTES; len += STAGED_WORD) {
+        why[0] = 0;
+        assert_null(try_pack(&st, len, why, sizeof(why)));
+        assert_non_null(strstr(why, "bad staged"));
+    }
+    assert_non_null(try_pack(&st, STAGED_QEXIT_BYTES, why, sizeof(why)));
+
+    stage_init(&st);
+    p = vbuf_reserve(&st.vb, STAGED_QENTRY_BYTES);
+    pack_qentry_at(p, 0, 1, callee->id, tbtab_max_id() + 1);
+    why[0] = 0;
+    assert_null(try_pack(&st, STAGED_QENTRY_BYTES, why, sizeof(why)));
+    assert_non_null(strstr(why, "bad staged function event at byte 0"));
+    free(st.chunk);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -338,6 +455,8 @@ int main(void)
         cmocka_unit_test(test_func_count),
         cmocka_unit_test(test_func_cut),
         cmocka_unit_test(test_func_unknown_event),
+        cmocka_unit_test(test_qfunc_round_trip),
+        cmocka_unit_test(test_qfunc_bad),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -117,6 +117,12 @@ static const uint8_t *staged_item(const uint8_t *base, const uint8_t *p,
         return end - p >= (ptrdiff_t)STAGED_MEM_BYTES ?
                p + STAGED_MEM_BYTES : NULL;
     }
+    if (staged_is_qfunc(w)) {
+        size_t len = w & STAGED_QFUNC_EXIT ? STAGED_QEXIT_BYTES :
+                                             STAGED_QENTRY_BYTES;
+
+        return end - p >= (ptrdiff_t)len ? p + len : NULL;
+    }
     if (w < STAGED_PACKET) {
         return p + STAGED_WORD;
     }
@@ -261,13 +267,11 @@ static uint8_t *put_blocks(struct predictor *pr, const uint8_t **pp,
  * The function packet of a staged function event at p (staged_is_func),
  * each field as its difference from the stream's last function packet.
  */
-static uint8_t *put_func(struct predictor *pr, const uint8_t *p, uint8_t *q)
+static uint8_t *put_func_packet(struct predictor *pr, uint8_t *q,
+                                uint8_t tag, uint64_t time, uint64_t pc,
+                                uint64_t other, uint32_t depth)
 {
-    uint64_t time = load64(p + 4), pc = load64(p + 12);
-    uint64_t other = load64(p + 20);
-    uint32_t depth = load32(p + 28);
-
-    *q++ = (uint8_t)(PK_FUNC_ENTRY + (load32(p) - STAGED_FUNC));
+    *q++ = tag;
     q = packed_put_varint(q, packed_zigzag((int64_t)(time - pr->func_time)));
     q = packed_put_varint(q, packed_zigzag((int64_t)(pc - pr->func_pc)));
     q = packed_put_varint(q, packed_zigzag((int64_t)(other -
@@ -279,6 +283,67 @@ static uint8_t *put_func(struct predictor *pr, const uint8_t *p, uint8_t *q)
     pr->func_other = other;
     pr->func_depth = depth;
     return q;
+}
+
+static uint8_t *put_func(struct predictor *pr, const uint8_t *p, uint8_t *q)
+{
+    return put_func_packet(pr, q, (uint8_t)(PK_FUNC_ENTRY +
+                                            (load32(p) - STAGED_FUNC)),
+                           load64(p + 4), load64(p + 12), load64(p + 20),
+                           load32(p + 28));
+}
+
+/*
+ * The function packets of the short staged events from *pp on
+ * (staged_is_qfunc), up to the first other item; NULL, with *pp at the
+ * event, if one is cut short or names a block that does not exist.
+ */
+static uint8_t *put_qfuncs(struct predictor *pr, const struct chunk *in,
+                           const uint8_t **pp, const uint8_t *end,
+                           uint8_t *q, uint64_t *n, uint32_t *seen)
+{
+    const uint8_t *p = *pp;
+    const struct tb_info *to, *from;
+
+    while (end - p >= (ptrdiff_t)STAGED_WORD && staged_is_qfunc(load32(p))) {
+        uint32_t w = load32(p);
+        uint64_t time = in->t0 + (uint64_t)(int64_t)(int32_t)load32(p + 4);
+        uint32_t depth = w & STAGED_QFUNC_DEPTH;
+
+        *pp = p;
+        if (w & STAGED_QFUNC_EXIT) {
+            if (end - p < (ptrdiff_t)STAGED_QEXIT_BYTES ||
+                !(to = tbtab_get(load32(p + 16)))) {
+                return NULL;
+            }
+            q = put_func_packet(pr, q, PK_FUNC_EXIT, time, load64(p + 8),
+                                to->pc, depth);
+            *seen |= 8;
+            p += STAGED_QEXIT_BYTES;
+        } else {
+            if (end - p < (ptrdiff_t)STAGED_QENTRY_BYTES ||
+                !(to = tbtab_get(load32(p + 8))) ||
+                !(from = tbtab_get(load32(p + 12)))) {
+                return NULL;
+            }
+            q = put_func_packet(pr, q, PK_FUNC_ENTRY, time, to->pc,
+                                from->pc + from->size - from->branch_size,
+                                depth);
+            *seen |= 4;
+            p += STAGED_QENTRY_BYTES;
+        }
+        ++*n;
+    }
+    *pp = p;
+    return q;
+}
+
+/* put_qfuncs failed on the event at p (or after it) */
+static void bad_qfunc(const struct chunk *in, const uint8_t *p, char *why,
+                      size_t why_len)
+{
+    snprintf(why, why_len, "vCPU %u: bad staged function event at byte %zu",
+             in->vcpu, (size_t)(p - in->data));
 }
 
 /* Note in out->events the event a copied packet or a record stands for. */
@@ -330,13 +395,14 @@ static uint8_t *put_record(uint8_t *q, const uint8_t *rec)
 
 /*
  * Room for the packed form: a staged block (4 bytes) becomes at most 6, a
- * record packet grows by at most 7 bytes of padding, and a run is written
- * only after blocks that wrote nothing; twice the input is plenty. The
- * slack takes a packet's copy of PACKET_COPY bytes at the very end.
+ * record packet grows by at most 7 bytes of padding, a short function
+ * event (16 bytes) at most 36, and a run is written only after blocks
+ * that wrote nothing; three times the input is plenty. The slack takes
+ * a packet's copy of PACKET_COPY bytes at the very end.
  */
 static bool out_fits(size_t in_len)
 {
-    size_t need = 2 * in_len + 64;
+    size_t need = 3 * in_len + 64;
 
     if (out && out->cap >= need) {
         return true;
@@ -784,6 +850,14 @@ static uint8_t *transcode_accesses(struct predictor *pr,
         }
         q = put_hits(pr, q, n);
         q = put_run(pr, q, n);
+        if (staged_is_qfunc(w)) {
+            q = put_qfuncs(pr, in, &p, end, q, n, seen);
+            if (!q) {
+                bad_qfunc(in, p, why, why_len);
+                return NULL;
+            }
+            continue;
+        }
         q = put_item(pr, in, p, end, rec, q, seen);
         (*n)++;
         p = next;
@@ -831,6 +905,14 @@ const struct chunk *pack_transcode(const struct chunk *in, char *why,
             return NULL;
         }
         q = put_run(pr, q, &n);
+        if (staged_is_qfunc(load32(p))) {
+            q = put_qfuncs(pr, in, &p, end, q, &n, &seen);
+            if (!q) {
+                bad_qfunc(in, p, why, why_len);
+                return NULL;
+            }
+            continue;
+        }
         q = put_item(pr, in, p, end, rec, q, &seen);
         n++;
         p = next;

@@ -106,6 +106,7 @@ static void attach(struct vbuf *vb, struct chunk *c)
     c->cut = false;
     c->gen = vbuf_state_gen(atomic_load_explicit(&vb->state,
                                                  memory_order_relaxed));
+    c->t0 = vb->icount ? *vb->icount : 0;
     vb->pos = c->data;
     vb->end = c->data + c->cap;
 }
@@ -256,6 +257,7 @@ static void drop_contents(struct vbuf *vb, uint32_t size)
 
     vb->n_records = 0;
     vb->pos = vb->chunk->data;
+    vb->chunk->t0 = vb->icount ? *vb->icount : 0;
     writer_count_lost_vcpu(vb->vcpu, lost);
     if (vb->on_drop) {
         vb->on_drop(vb, lost, size);

@@ -36,6 +36,7 @@ struct chunk {
     uint16_t flags;             /* payload encoding, chunk header flags */
     uint32_t n_records;         /* records it holds (a run counts each) */
     uint64_t insns;             /* vCPU's instructions at hand-over */
+    uint64_t t0;                /* ... when its records began (pack.h) */
     uint32_t gen;               /* output generation (vbuf_gen) at attach */
     bool cut;                   /* a snapshot trigger's: the snapshot of
                                    its stream ends with it (ring.h) */

@@ -55,6 +55,8 @@ struct calls_vcpu {
     uint32_t depth;                 /* may exceed CALLS_MAX_DEPTH */
     uint32_t serial;
     uint32_t sigreturn_skip;        /* handlers that returned normally */
+    bool quick;                     /* quick_branch may run (user mode,
+                                       packed records only) */
     uint64_t overflows;             /* calls deeper than CALLS_MAX_DEPTH */
     uint64_t unmatched;             /* returns to no known frame */
     struct frame frames[CALLS_MAX_DEPTH];
@@ -75,6 +77,7 @@ static struct {
     bool entry_packed_only;         /* want_entry && !instr_entry */
     bool exit_packed_only;          /* want_exit && !instr_exit */
     bool note_at_start;             /* branches noted by their block */
+    bool quick;                     /* user mode, packed records only */
     pthread_mutex_t sites_lock;     /* return-site set, translation time */
     uint64_t *sites;                /* open addressing, 0 = empty */
     size_t sites_cap;               /* a power of two */
@@ -445,52 +448,93 @@ static bool take_noted_branch(struct calls_vcpu *cv, uint64_t pc)
  * a longjmp. An indirect jump to a function's entry is a tail call.
  */
 /*
- * The common case of calls_block, for call-heavy code: the block before
- * ended in a call or a return, noted at its start, nothing else
+ * The common case of calls_block, for call-heavy code: the block before,
+ * b, ended in a call or a return, noted at its start, nothing else
  * happened, and this block is the branch's target (a call's, or the
  * return address of the top frame); its own marks are none to leave.
- * Does what the general way does then, and returns true.
+ * In user mode (where every noted branch has its block), when the packed
+ * records are the events' only consumers and the chunk has room, the
+ * quick way does what the general way does then, in the short staged
+ * form (pack_qentry_at, pack_qexit_at). quick_start tells whether it
+ * may, quick_call and quick_return take it: leaves that call nothing,
+ * so that they need no stack frame.
  */
-static inline bool quick_branch(struct calls_vcpu *cv,
-                                const struct tb_info *tb, uint64_t start,
-                                uint64_t end)
+static inline bool quick_start(const struct calls_vcpu *cv,
+                               const struct tb_info *tb,
+                               const struct tb_info *b, uint64_t start,
+                               uint64_t end)
 {
-    struct calls_hot *hot = cv->hot;
-    const struct tb_info *b = hot->branch_tb;
-    uint64_t pc = tb->pc, next;
+    const struct vbuf *vb = cv->vb;
+    uint64_t pc = tb->pc;
 
-    if (hot->attn != CALLS_ATTN_BRANCH || !b || start == end ||
-        (tb->flags & (TB_F_ENDS_INDIRECT | TB_F_ENDS_SYSCALL)) ||
-        !(b->flags & (TB_F_ENDS_CALL | TB_F_ENDS_RET))) {
-        return false;
-    }
-    next = b->pc + b->size;
-    /* Inside b (a restart), or b's fall-through: the general way. */
-    if (pc - b->pc - 1 < (uint64_t)b->size - 1 || pc == next) {
-        return false;
-    }
-    if (b->flags & TB_F_ENDS_RET) {
-        if (cv->depth == 0 || cv->depth > CALLS_MAX_DEPTH ||
-            cv->frames[cv->depth - 1].ret != pc) {
-            return false;
-        }
-        cv->pend_class = CALLS_RET;
-    } else {
-        cv->pend_class = CALLS_CALL;
-    }
+    return cv->quick && cv->hot->attn == CALLS_ATTN_BRANCH && start != end &&
+           !(tb->flags & (TB_F_ENDS_INDIRECT | TB_F_ENDS_SYSCALL)) &&
+           /* Not inside b (a restart), nor b's fall-through. */
+           pc - b->pc - 1 >= (uint64_t)b->size - 1 &&
+           pc != b->pc + b->size &&
+           vb->pos + STAGED_QEXIT_BYTES <= vb->end &&
+           start - vb->chunk->t0 + 0x80000000ull <= 0xffffffffull;
+}
+
+/* The quick way's end: this block's own branch is noted. */
+static inline void quick_done(struct calls_hot *hot, const struct tb_info *tb)
+{
     hot->attn = 0;
     hot->branch_tb = NULL;
-    cv->pend_next = next;
-    cv->pend_pc = next - b->branch_size;
-    if (cv->pend_class == CALLS_RET) {
-        pop(cv, pc, EXIT_RETURN, start);
-    } else {
-        do_call(cv, pc, start);
+    calls_note_branch_end(hot, tb);
+}
+
+static bool quick_return(struct calls_vcpu *cv, const struct tb_info *tb,
+                         uint64_t start)
+{
+    uint32_t d = cv->depth;
+    uint8_t *p = cv->vb->pos;
+
+    if (d == 0 || d > CALLS_MAX_DEPTH || cv->frames[d - 1].ret != tb->pc) {
+        return false;
     }
+    pack_qexit_at(p, (int32_t)(start - cv->vb->chunk->t0), d,
+                  cv->frames[d - 1].entry, tb->id);
+    /* No vbuf_count: the writer counts a staged stream's records. */
+    cv->vb->pos = p + STAGED_QEXIT_BYTES;
+    cv->depth = d - 1;
+    quick_done(cv->hot, tb);
     return true;
 }
 
-/* calls_block's general way: every case, the rare ones included. */
+static bool quick_call(struct calls_vcpu *cv, const struct tb_info *tb,
+                       const struct tb_info *b, uint64_t start)
+{
+    uint32_t d = cv->depth;
+    uint8_t *p = cv->vb->pos;
+    uint64_t next = b->pc + b->size;
+    struct land *l = land_slot(cv, next);
+    struct frame *f;
+
+    if (d >= CALLS_MAX_DEPTH) {
+        return false;
+    }
+    f = &cv->frames[d];
+    l->ret = next;
+    l->depth = d;
+    l->serial = d ? cv->frames[d - 1].serial : 0;
+    f->entry = tb->pc;
+    f->ret = next;
+    f->serial = ++cv->serial;
+    f->signal = false;
+    pack_qentry_at(p, (int32_t)(start - cv->vb->chunk->t0), d + 1, tb->id,
+                   b->id);
+    cv->vb->pos = p + STAGED_QENTRY_BYTES;
+    cv->depth = d + 1;
+    quick_done(cv->hot, tb);
+    return true;
+}
+
+/*
+ * calls_block's general way: every case, the rare ones included; ends by
+ * noting the block's own branch, so that calls_block reaches it by a
+ * tail call.
+ */
 static void __attribute__((noinline))
 any_block(struct calls_vcpu *cv, const struct tb_info *tb, uint64_t start,
           uint64_t end)
@@ -532,20 +576,25 @@ any_block(struct calls_vcpu *cv, const struct tb_info *tb, uint64_t start,
         do_landing(cv, pc, start);
     }
     leave_marks(cv->hot, tb, start, end);
+    calls_note_branch_end(cv->hot, tb);
 }
 
-void calls_block(unsigned int vcpu, const struct tb_info *tb, uint64_t start,
-                 uint64_t end)
+void calls_block(struct calls_hot *hot, const struct tb_info *tb,
+                 uint64_t start, uint64_t end)
 {
-    struct calls_vcpu *cv = cv_of(vcpu);
+    struct calls_vcpu *cv = hot->cv;
+    const struct tb_info *b = hot->branch_tb;
 
     if (!cv) {
         return;
     }
-    if (!quick_branch(cv, tb, start, end)) {
-        any_block(cv, tb, start, end);
+    if (b && (b->flags & (TB_F_ENDS_CALL | TB_F_ENDS_RET)) &&
+        quick_start(cv, tb, b, start, end) &&
+        (b->flags & TB_F_ENDS_RET ? quick_return(cv, tb, start) :
+                                    quick_call(cv, tb, b, start))) {
+        return;
     }
-    calls_note_branch_end(cv->hot, tb);
+    any_block(cv, tb, start, end);
 }
 
 /* ---- execution callbacks of branch instructions ---- */
@@ -650,8 +699,10 @@ void calls_vcpu_start(unsigned int vcpu, struct vbuf *vb,
     hot->sys_tb = NULL;
     hot->sys_end = ~0ull;
     cv->hot = hot;
+    hot->cv = cv;
     cv->vcpu = vcpu;
     cv->vb = vb;
+    cv->quick = cs.quick && vb->pack;
     cv->depth = 0;
     cv->sigreturn_skip = 0;
     memset(cv->land, 0, sizeof(cv->land));
@@ -867,6 +918,7 @@ bool calls_setup(const char *target, bool system_mode, bool want_entry,
     cs.exit_out = want_exit || instr_exit;
     cs.entry_packed_only = want_entry && !instr_entry;
     cs.exit_packed_only = want_exit && !instr_exit;
+    cs.quick = cs.entry_packed_only && cs.exit_packed_only && !system_mode;
     /*
      * In system mode a block is often cut short by a fault the guest's
      * kernel handles and its first instruction run again: there the

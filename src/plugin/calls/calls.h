@@ -34,8 +34,11 @@
  * whether such a block is the one just before, or the one running now,
  * without a store in every block.
  */
+struct calls_vcpu;
+
 struct calls_hot {
     uint8_t attn;                   /* CALLS_ATTN_* */
+    struct calls_vcpu *cv;          /* the rest, calls.c's; NULL: none */
     /* The block that noted CALLS_ATTN_BRANCH at its start, or NULL. */
     const struct tb_info *branch_tb;
     uint64_t indirect_end;          /* end of the last indirect jump's block */
@@ -133,40 +136,40 @@ static inline void calls_note_branch_end(struct calls_hot *hot,
  * and notes its own branch (calls_note_branch_end), so that the callers
  * below reach it by a tail call.
  */
-void calls_block(unsigned int vcpu, const struct tb_info *tb, uint64_t start,
-                 uint64_t end);
+void calls_block(struct calls_hot *hot, const struct tb_info *tb,
+                 uint64_t start, uint64_t end);
 
 /*
  * Hot path, at every block start: start is the instruction count when the
  * block begins, end when it ends. A load and a test unless the previous
  * block ended in a call, return or system call; the way is a constant.
  */
-static inline void calls_tb_start(struct calls_hot *hot, unsigned int vcpu,
+static inline void calls_tb_start(struct calls_hot *hot,
                                   const struct tb_info *tb, uint64_t start,
                                   uint64_t end, enum calls_start way)
 {
     switch (way) {
     case CALLS_START_PLAIN:
         if (__builtin_expect(hot->attn, 0)) {
-            calls_block(vcpu, tb, start, end);
+            calls_block(hot, tb, start, end);
             return;
         }
         break;
     case CALLS_START_INDIRECT:
         if (__builtin_expect(hot->attn, 0)) {
-            calls_block(vcpu, tb, start, end);
+            calls_block(hot, tb, start, end);
             return;
         }
         hot->indirect_end = end;
         break;
     case CALLS_START_ENTRY:
         if (__builtin_expect(hot->attn || hot->indirect_end == start, 0)) {
-            calls_block(vcpu, tb, start, end);
+            calls_block(hot, tb, start, end);
             return;
         }
         break;
     case CALLS_START_ANY:
-        calls_block(vcpu, tb, start, end);
+        calls_block(hot, tb, start, end);
         return;
     }
     calls_note_branch_end(hot, tb);

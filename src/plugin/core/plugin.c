@@ -298,7 +298,7 @@ static inline void count_calls(unsigned int vcpu_index,
     start = vc->icount;
     vc->icount = start + tb->n_insns;
     vc->tb_time = start;
-    calls_tb_start(&vc->calls, vcpu_index, tb, start, vc->icount, way);
+    calls_tb_start(&vc->calls, tb, start, vc->icount, way);
 }
 
 static void vcpu_tb_count_calls(unsigned int vcpu_index, void *udata)
@@ -327,8 +327,8 @@ static inline void exec_calls(unsigned int vcpu_index,
     struct vcpu *vc = vcpu_of(vcpu_index);
 
     if (vc) {
-        calls_tb_start(&vc->calls, vcpu_index, tb, vc->icount,
-                       vc->icount + tb->n_insns, way);
+        calls_tb_start(&vc->calls, tb, vc->icount, vc->icount + tb->n_insns,
+                       way);
         exec_block_mem(vc, tb);
     }
 }
@@ -359,7 +359,7 @@ static void vcpu_tb_calls_only(unsigned int vcpu_index, void *udata)
     struct vcpu *vc = vcpu_of(vcpu_index);
 
     if (vc) {
-        calls_tb_start(&vc->calls, vcpu_index, udata, vc->icount, vc->icount,
+        calls_tb_start(&vc->calls, udata, vc->icount, vc->icount,
                        CALLS_START_ANY);
     }
 }
