@@ -437,6 +437,7 @@ static void test_qfunc_bad(void **state)
         assert_non_null(strstr(why, "bad staged"));
     }
     assert_non_null(try_pack(&st, STAGED_QEXIT_BYTES, why, sizeof(why)));
+    free(st.chunk);
 
     stage_init(&st);
     p = vbuf_reserve(&st.vb, STAGED_QENTRY_BYTES);
