@@ -93,27 +93,37 @@ void calls_fmt_counts(char *buf, size_t len);
  * at the indirect jump mark: a loop whose head is a function's first
  * instruction runs it at every turn. Outside range=, where nothing is
  * counted (end equals start), every block takes CALLS_START_ANY and
- * overwrites the marks.
+ * overwrites the marks. The plain and entry ways of a block that ends in
+ * a call, return or tail call (TB_F_ENDS_BRANCH) are ways of their own,
+ * which note it without testing the flags: in call-heavy code, a test
+ * in every block start costs.
  */
 enum calls_start {
     CALLS_START_PLAIN,
+    CALLS_START_PLAIN_NOTE,         /* and TB_F_ENDS_BRANCH */
     CALLS_START_INDIRECT,           /* TB_F_ENDS_INDIRECT alone */
     CALLS_START_ENTRY,              /* TB_F_FUNC_ENTRY alone */
+    CALLS_START_ENTRY_NOTE,         /* and TB_F_ENDS_BRANCH */
     CALLS_START_ANY,
+    CALLS_START__COUNT
 };
 
 static inline enum calls_start calls_start_of(const struct tb_info *tb)
 {
     uint32_t f = tb->flags & (TB_F_RETURN_SITE | TB_F_ENDS_INDIRECT |
                               TB_F_ENDS_SYSCALL | TB_F_FUNC_ENTRY);
+    bool note = tb->flags & TB_F_ENDS_BRANCH;
 
     if (f == TB_F_ENDS_INDIRECT) {
-        return CALLS_START_INDIRECT;
+        return CALLS_START_INDIRECT;    /* a branch of its own class */
     }
     if (f == TB_F_FUNC_ENTRY) {
-        return CALLS_START_ENTRY;
+        return note ? CALLS_START_ENTRY_NOTE : CALLS_START_ENTRY;
     }
-    return f ? CALLS_START_ANY : CALLS_START_PLAIN;
+    if (f) {
+        return CALLS_START_ANY;
+    }
+    return note ? CALLS_START_PLAIN_NOTE : CALLS_START_PLAIN;
 }
 
 /*
@@ -150,6 +160,7 @@ static inline void calls_tb_start(struct calls_hot *hot,
 {
     switch (way) {
     case CALLS_START_PLAIN:
+    case CALLS_START_PLAIN_NOTE:
         if (__builtin_expect(hot->attn, 0)) {
             calls_block(hot, tb, start, end);
             return;
@@ -161,18 +172,23 @@ static inline void calls_tb_start(struct calls_hot *hot,
             return;
         }
         hot->indirect_end = end;
-        break;
+        return;
     case CALLS_START_ENTRY:
+    case CALLS_START_ENTRY_NOTE:
         if (__builtin_expect(hot->attn || hot->indirect_end == start, 0)) {
             calls_block(hot, tb, start, end);
             return;
         }
         break;
-    case CALLS_START_ANY:
+    default:
         calls_block(hot, tb, start, end);
         return;
     }
-    calls_note_branch_end(hot, tb);
+    /* Nothing was pending (attn is 0): this block's branch is. */
+    if (way == CALLS_START_PLAIN_NOTE || way == CALLS_START_ENTRY_NOTE) {
+        hot->attn = CALLS_ATTN_BRANCH;
+        hot->branch_tb = tb;
+    }
 }
 
 #endif /* QTRACE_PLUGIN_CALLS_H */

@@ -306,6 +306,11 @@ static void vcpu_tb_count_calls(unsigned int vcpu_index, void *udata)
     count_calls(vcpu_index, udata, CALLS_START_PLAIN);
 }
 
+static void vcpu_tb_count_calls_note(unsigned int vcpu_index, void *udata)
+{
+    count_calls(vcpu_index, udata, CALLS_START_PLAIN_NOTE);
+}
+
 static void vcpu_tb_count_calls_indirect(unsigned int vcpu_index, void *udata)
 {
     count_calls(vcpu_index, udata, CALLS_START_INDIRECT);
@@ -314,6 +319,12 @@ static void vcpu_tb_count_calls_indirect(unsigned int vcpu_index, void *udata)
 static void vcpu_tb_count_calls_entry(unsigned int vcpu_index, void *udata)
 {
     count_calls(vcpu_index, udata, CALLS_START_ENTRY);
+}
+
+static void vcpu_tb_count_calls_entry_note(unsigned int vcpu_index,
+                                           void *udata)
+{
+    count_calls(vcpu_index, udata, CALLS_START_ENTRY_NOTE);
 }
 
 static void vcpu_tb_count_calls_any(unsigned int vcpu_index, void *udata)
@@ -338,6 +349,11 @@ static void vcpu_tb_exec_calls(unsigned int vcpu_index, void *udata)
     exec_calls(vcpu_index, udata, CALLS_START_PLAIN);
 }
 
+static void vcpu_tb_exec_calls_note(unsigned int vcpu_index, void *udata)
+{
+    exec_calls(vcpu_index, udata, CALLS_START_PLAIN_NOTE);
+}
+
 static void vcpu_tb_exec_calls_indirect(unsigned int vcpu_index, void *udata)
 {
     exec_calls(vcpu_index, udata, CALLS_START_INDIRECT);
@@ -346,6 +362,12 @@ static void vcpu_tb_exec_calls_indirect(unsigned int vcpu_index, void *udata)
 static void vcpu_tb_exec_calls_entry(unsigned int vcpu_index, void *udata)
 {
     exec_calls(vcpu_index, udata, CALLS_START_ENTRY);
+}
+
+static void vcpu_tb_exec_calls_entry_note(unsigned int vcpu_index,
+                                          void *udata)
+{
+    exec_calls(vcpu_index, udata, CALLS_START_ENTRY_NOTE);
 }
 
 static void vcpu_tb_exec_calls_any(unsigned int vcpu_index, void *udata)
@@ -824,16 +846,22 @@ static qemu_plugin_vcpu_udata_cb_t pick_tb_cb(const struct tb_info *ti)
         return qt.trace_exec_tb ? vcpu_tb_exec_sys : vcpu_tb_count_sys;
     }
     if (qt.trace_calls) {
-        static const qemu_plugin_vcpu_udata_cb_t count[] = {
+        static const qemu_plugin_vcpu_udata_cb_t
+            count[CALLS_START__COUNT] = {
             [CALLS_START_PLAIN] = vcpu_tb_count_calls,
+            [CALLS_START_PLAIN_NOTE] = vcpu_tb_count_calls_note,
             [CALLS_START_INDIRECT] = vcpu_tb_count_calls_indirect,
             [CALLS_START_ENTRY] = vcpu_tb_count_calls_entry,
+            [CALLS_START_ENTRY_NOTE] = vcpu_tb_count_calls_entry_note,
             [CALLS_START_ANY] = vcpu_tb_count_calls_any,
         };
-        static const qemu_plugin_vcpu_udata_cb_t exec[] = {
+        static const qemu_plugin_vcpu_udata_cb_t
+            exec[CALLS_START__COUNT] = {
             [CALLS_START_PLAIN] = vcpu_tb_exec_calls,
+            [CALLS_START_PLAIN_NOTE] = vcpu_tb_exec_calls_note,
             [CALLS_START_INDIRECT] = vcpu_tb_exec_calls_indirect,
             [CALLS_START_ENTRY] = vcpu_tb_exec_calls_entry,
+            [CALLS_START_ENTRY_NOTE] = vcpu_tb_exec_calls_entry_note,
             [CALLS_START_ANY] = vcpu_tb_exec_calls_any,
         };
 
