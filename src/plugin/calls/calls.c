@@ -459,19 +459,18 @@ static bool take_noted_branch(struct calls_vcpu *cv, uint64_t pc)
  * may, quick_call and quick_return take it: leaves that call nothing,
  * so that they need no stack frame.
  */
-static inline bool quick_start(const struct calls_vcpu *cv,
+static inline bool quick_start(const struct calls_hot *hot,
+                               const struct calls_vcpu *cv,
                                const struct tb_info *tb,
                                const struct tb_info *b, uint64_t start,
                                uint64_t end)
 {
     const struct vbuf *vb = cv->vb;
-    uint64_t pc = tb->pc;
 
-    return cv->quick && cv->hot->attn == CALLS_ATTN_BRANCH && start != end &&
+    return cv->quick && hot->attn == CALLS_ATTN_BRANCH && start != end &&
            !(tb->flags & (TB_F_ENDS_INDIRECT | TB_F_ENDS_SYSCALL)) &&
-           /* Not inside b (a restart), nor b's fall-through. */
-           pc - b->pc - 1 >= (uint64_t)b->size - 1 &&
-           pc != b->pc + b->size &&
+           /* Neither inside b (a restart) nor b's fall-through. */
+           tb->pc - b->pc - 1 >= (uint64_t)b->size &&
            vb->pos + STAGED_QEXIT_BYTES <= vb->end &&
            start - vb->chunk->t0 + 0x80000000ull <= 0xffffffffull;
 }
@@ -589,7 +588,7 @@ void calls_block(struct calls_hot *hot, const struct tb_info *tb,
         return;
     }
     if (b && (b->flags & (TB_F_ENDS_CALL | TB_F_ENDS_RET)) &&
-        quick_start(cv, tb, b, start, end) &&
+        quick_start(hot, cv, tb, b, start, end) &&
         (b->flags & TB_F_ENDS_RET ? quick_return(cv, tb, start) :
                                     quick_call(cv, tb, b, start))) {
         return;
