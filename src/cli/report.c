@@ -83,7 +83,8 @@ static void print_usage(void)
            "                  all)\n"
            "  -j, --jobs=N    threads: 2 or more decode the trace on a\n"
            "                  thread of its own, beside the tables\n"
-           "                  (default: 2 when a CPU is free)\n"
+           "                  (default: 2 when a CPU is free, but 1 for\n"
+           "                  --vcpus alone)\n"
            "      --per-stream\n"
            "                  --folded: one root frame per vCPU stream\n"
            "                  (default: one, the program)\n"
@@ -217,6 +218,21 @@ static int report_status(const struct report_opts *opts, size_t n_run,
     return CLI_OK;
 }
 
+
+/* Whether every section the report prints is light (struct report_section). */
+static bool all_light(const struct report_opts *opts)
+{
+    size_t i;
+
+    for (i = 0; sections[i]; i++) {
+        bool runs = opts->any ? opts->want[i] : !sections[i]->on_request;
+
+        if (runs && !sections[i]->light) {
+            return false;
+        }
+    }
+    return true;
+}
 int cmd_report(int argc, char **argv)
 {
     struct report_opts opts;
@@ -237,7 +253,7 @@ int cmd_report(int argc, char **argv)
         return CLI_FAIL;
     }
     progress_attach(rd, "report");
-    cli_read_ahead(rd, opts.jobs);
+    cli_read_ahead(rd, opts.jobs ? opts.jobs : all_light(&opts) ? 1 : 0);
     opts.flags.tables = &tables;
     tables.multi = opts.flags.format == REPORT_JSON &&
                    (opts.any ? opts.n_want : n_sections()) > 1;

@@ -56,6 +56,12 @@ struct report_section {
                FILE *out, struct qtrace_err *err);
     bool on_request;                /* printed only when its option is
                                        given, not by a bare report */
+    /*
+     * Its work per record is a few counters: a reading thread of its own
+     * (-j 2) copies each record for less than the copy costs, so
+     * without -j a report of such sections alone reads on one thread.
+     */
+    bool light;
 };
 
 /*
