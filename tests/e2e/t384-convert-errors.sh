@@ -79,8 +79,17 @@ run ctf-empty-dir 0 --to ctf "$T" "$WORK/empty"
 run ctf-again 0 -e vcpu_init --to ctf "$T" "$WORK/empty"
 
 # A cut inside a chunk: what was read, converted and whole, then status 1.
+# At 2/3 of the file, or further on while the chunks before the cut hold
+# no call yet: how the chunks lie in the file is the flush timing's.
 size=$(wc -c < "$T")
-head -c $((size * 2 / 3)) "$T" > "$WORK/cut.qtr"
+for frac in 2/3 3/4 5/6 9/10; do
+    head -c $((size * ${frac%/*} / ${frac#*/})) "$T" > "$WORK/cut.qtr"
+    calls=$("$QTRACE" dump -e func_entry "$WORK/cut.qtr" 2> /dev/null |
+            grep -c ' func_entry ')
+    [ "$calls" -gt 0 ] && break
+done
+check_eq "cut: calls before the cut" yes \
+    "$(if [ "$calls" -gt 0 ]; then echo yes; else echo no; fi)"
 "$QTRACE" dump "$WORK/cut.qtr" > /dev/null 2> "$WORK/dump-cut.err"
 cut_msg=$(sed 's/^qtrace dump: //' "$WORK/dump-cut.err")
 for fmt in chrome perfetto ctf; do
