@@ -27,6 +27,7 @@
 #include "qtrace/err.h"
 #include "access-pred.h"
 #include "pack.h"
+#include "project-catalog.h"
 #include "tbtab.h"
 #include "unpack.h"
 
@@ -200,35 +201,6 @@ static struct chunk *stage_pack(struct stage *st)
     return copy;
 }
 
-static struct qtrace_catalog *load_catalog(void)
-{
-    static struct qtrace_catalog cat;
-    static bool loaded;
-    const char *path = getenv("TRACE_EVENTS");
-    struct qtrace_err err;
-    char *text;
-    FILE *f;
-    long len;
-
-    if (loaded) {
-        return &cat;
-    }
-    assert_non_null(path);
-    f = fopen(path, "r");
-    assert_non_null(f);
-    assert_int_equal(fseek(f, 0, SEEK_END), 0);
-    len = ftell(f);
-    rewind(f);
-    text = calloc(1, (size_t)len + 1);
-    assert_non_null(text);
-    assert_int_equal(fread(text, 1, (size_t)len, f), (size_t)len);
-    fclose(f);
-    assert_int_equal(qtrace_catalog_parse(&cat, text, &err), 0);
-    free(text);
-    loaded = true;
-    return &cat;
-}
-
 /* The reader learns every block translated so far. */
 static void note_blocks(struct unpacker *u)
 {
@@ -298,7 +270,7 @@ static size_t expect_events(struct chunk **chunks, size_t n_chunks)
     size_t at = 0, made = 0, i;
     char why[128] = "";
 
-    assert_int_equal(unpack_init(&u, load_catalog(), NULL), 0);
+    assert_int_equal(unpack_init(&u, project_catalog(), NULL), 0);
     note_blocks(&u);
     for (i = 0; i < n_chunks; i++) {
         const struct chunk *c = chunks[i];
@@ -340,7 +312,7 @@ static uint64_t count_events(struct chunk **chunks, size_t n_chunks)
     size_t i;
 
     memset(counts, 0, sizeof(counts));
-    assert_int_equal(unpack_init(&u, load_catalog(), NULL), 0);
+    assert_int_equal(unpack_init(&u, project_catalog(), NULL), 0);
     note_blocks(&u);
     for (i = 0; i < n_chunks; i++) {
         const struct chunk *c = chunks[i];
@@ -631,7 +603,7 @@ static void test_pack_access_cut(void **state)
         char why[128] = "";
         int ret;
 
-        assert_int_equal(unpack_init(&u, load_catalog(), NULL), 0);
+        assert_int_equal(unpack_init(&u, project_catalog(), NULL), 0);
         note_blocks(&u);
         assert_int_equal(unpack_begin(&u, test_stream + 1000 + len,
                                       c->flags, why, sizeof(why)), 0);

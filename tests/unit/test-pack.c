@@ -22,6 +22,7 @@
 #include "qtrace/catalog.h"
 #include "qtrace/err.h"
 #include "pack.h"
+#include "project-catalog.h"
 #include "tbtab.h"
 #include "unpack.h"
 
@@ -125,35 +126,6 @@ static const struct chunk *stage_pack(struct stage *st)
     return out;
 }
 
-static struct qtrace_catalog *load_catalog(void)
-{
-    static struct qtrace_catalog cat;
-    static bool loaded;
-    const char *path = getenv("TRACE_EVENTS");
-    struct qtrace_err err;
-    char *text;
-    FILE *f;
-    long len;
-
-    if (loaded) {
-        return &cat;
-    }
-    assert_non_null(path);
-    f = fopen(path, "r");
-    assert_non_null(f);
-    assert_int_equal(fseek(f, 0, SEEK_END), 0);
-    len = ftell(f);
-    rewind(f);
-    text = calloc(1, (size_t)len + 1);
-    assert_non_null(text);
-    assert_int_equal(fread(text, 1, (size_t)len, f), (size_t)len);
-    fclose(f);
-    assert_int_equal(qtrace_catalog_parse(&cat, text, &err), 0);
-    free(text);
-    loaded = true;
-    return &cat;
-}
-
 static void check_func(const uint8_t *rec, const struct func *f)
 {
     struct qtrace_ev_func_entry r;
@@ -178,7 +150,7 @@ static void expect_funcs_drop_funcs(const struct chunk *c)
     char why[128] = "";
     int ret;
 
-    assert_int_equal(unpack_init(&u, load_catalog(), NULL), 0);
+    assert_int_equal(unpack_init(&u, project_catalog(), NULL), 0);
     assert_int_equal(unpack_begin(&u, test_stream, QTRACE_CHUNK_PACKED, why, sizeof(why)), 0);
     while ((ret = unpack_next(&u, c->data, &p, end, &rec, &avail, why,
                               sizeof(why))) > 0) {
@@ -253,7 +225,7 @@ static void test_func_count(void **state)
     stage_funcs(&st);
     c = stage_pack(&st);
     p = c->data;
-    assert_int_equal(unpack_init(&u, load_catalog(), NULL), 0);
+    assert_int_equal(unpack_init(&u, project_catalog(), NULL), 0);
     assert_int_equal(unpack_count(&u, c->data, &p, c->data + c->len,
                                   counts, &n, &rec, &avail, why,
                                   sizeof(why)), 0);
@@ -288,7 +260,7 @@ static void test_func_cut(void **state)
         char why[128] = "";
         uint64_t counts[QTRACE_EV__COUNT] = { 0 }, n = 0;
 
-        assert_int_equal(unpack_init(&u, load_catalog(), NULL), 0);
+        assert_int_equal(unpack_init(&u, project_catalog(), NULL), 0);
         assert_int_equal(unpack_begin(&u, test_stream, QTRACE_CHUNK_PACKED, why, sizeof(why)), 0);
         assert_int_equal(unpack_next(&u, c->data, &p, c->data + len, &rec,
                                      &avail, why, sizeof(why)), -1);
@@ -355,7 +327,7 @@ static void expect_funcs(const struct chunk *c, const struct func *want,
     char why[128] = "";
     int ret;
 
-    assert_int_equal(unpack_init(&u, load_catalog(), NULL), 0);
+    assert_int_equal(unpack_init(&u, project_catalog(), NULL), 0);
     assert_int_equal(unpack_begin(&u, test_stream, QTRACE_CHUNK_PACKED, why,
                                   sizeof(why)), 0);
     while ((ret = unpack_next(&u, c->data, &p, c->data + c->len, &rec,
