@@ -301,37 +301,6 @@ static inline void count_calls(unsigned int vcpu_index,
     calls_tb_start(&vc->calls, tb, start, vc->icount, way);
 }
 
-static void vcpu_tb_count_calls(unsigned int vcpu_index, void *udata)
-{
-    count_calls(vcpu_index, udata, CALLS_START_PLAIN);
-}
-
-static void vcpu_tb_count_calls_note(unsigned int vcpu_index, void *udata)
-{
-    count_calls(vcpu_index, udata, CALLS_START_PLAIN_NOTE);
-}
-
-static void vcpu_tb_count_calls_indirect(unsigned int vcpu_index, void *udata)
-{
-    count_calls(vcpu_index, udata, CALLS_START_INDIRECT);
-}
-
-static void vcpu_tb_count_calls_entry(unsigned int vcpu_index, void *udata)
-{
-    count_calls(vcpu_index, udata, CALLS_START_ENTRY);
-}
-
-static void vcpu_tb_count_calls_entry_note(unsigned int vcpu_index,
-                                           void *udata)
-{
-    count_calls(vcpu_index, udata, CALLS_START_ENTRY_NOTE);
-}
-
-static void vcpu_tb_count_calls_any(unsigned int vcpu_index, void *udata)
-{
-    count_calls(vcpu_index, udata, CALLS_START_ANY);
-}
-
 static inline void exec_calls(unsigned int vcpu_index,
                               const struct tb_info *tb, enum calls_start way)
 {
@@ -344,36 +313,29 @@ static inline void exec_calls(unsigned int vcpu_index,
     }
 }
 
-static void vcpu_tb_exec_calls(unsigned int vcpu_index, void *udata)
-{
-    exec_calls(vcpu_index, udata, CALLS_START_PLAIN);
-}
+/*
+ * The callbacks of one way, counting and with the block trace: each way
+ * is a constant in its own pair, so that the test it needs is the only
+ * one at the block start.
+ */
+#define CALLS_WAY_CALLBACKS(name, way)                                     \
+    static void vcpu_tb_count_calls##name(unsigned int vcpu_index,         \
+                                          void *udata)                     \
+    {                                                                      \
+        count_calls(vcpu_index, udata, way);                               \
+    }                                                                      \
+    static void vcpu_tb_exec_calls##name(unsigned int vcpu_index,          \
+                                         void *udata)                      \
+    {                                                                      \
+        exec_calls(vcpu_index, udata, way);                                \
+    }
 
-static void vcpu_tb_exec_calls_note(unsigned int vcpu_index, void *udata)
-{
-    exec_calls(vcpu_index, udata, CALLS_START_PLAIN_NOTE);
-}
-
-static void vcpu_tb_exec_calls_indirect(unsigned int vcpu_index, void *udata)
-{
-    exec_calls(vcpu_index, udata, CALLS_START_INDIRECT);
-}
-
-static void vcpu_tb_exec_calls_entry(unsigned int vcpu_index, void *udata)
-{
-    exec_calls(vcpu_index, udata, CALLS_START_ENTRY);
-}
-
-static void vcpu_tb_exec_calls_entry_note(unsigned int vcpu_index,
-                                          void *udata)
-{
-    exec_calls(vcpu_index, udata, CALLS_START_ENTRY_NOTE);
-}
-
-static void vcpu_tb_exec_calls_any(unsigned int vcpu_index, void *udata)
-{
-    exec_calls(vcpu_index, udata, CALLS_START_ANY);
-}
+CALLS_WAY_CALLBACKS(_plain, CALLS_START_PLAIN)
+CALLS_WAY_CALLBACKS(_note, CALLS_START_PLAIN_NOTE)
+CALLS_WAY_CALLBACKS(_indirect, CALLS_START_INDIRECT)
+CALLS_WAY_CALLBACKS(_entry, CALLS_START_ENTRY)
+CALLS_WAY_CALLBACKS(_entry_note, CALLS_START_ENTRY_NOTE)
+CALLS_WAY_CALLBACKS(_any, CALLS_START_ANY)
 
 /* A block outside range=: not counted, but calls still followed. */
 static void vcpu_tb_calls_only(unsigned int vcpu_index, void *udata)
@@ -848,7 +810,7 @@ static qemu_plugin_vcpu_udata_cb_t pick_tb_cb(const struct tb_info *ti)
     if (qt.trace_calls) {
         static const qemu_plugin_vcpu_udata_cb_t
             count[CALLS_START__COUNT] = {
-            [CALLS_START_PLAIN] = vcpu_tb_count_calls,
+            [CALLS_START_PLAIN] = vcpu_tb_count_calls_plain,
             [CALLS_START_PLAIN_NOTE] = vcpu_tb_count_calls_note,
             [CALLS_START_INDIRECT] = vcpu_tb_count_calls_indirect,
             [CALLS_START_ENTRY] = vcpu_tb_count_calls_entry,
@@ -857,7 +819,7 @@ static qemu_plugin_vcpu_udata_cb_t pick_tb_cb(const struct tb_info *ti)
         };
         static const qemu_plugin_vcpu_udata_cb_t
             exec[CALLS_START__COUNT] = {
-            [CALLS_START_PLAIN] = vcpu_tb_exec_calls,
+            [CALLS_START_PLAIN] = vcpu_tb_exec_calls_plain,
             [CALLS_START_PLAIN_NOTE] = vcpu_tb_exec_calls_note,
             [CALLS_START_INDIRECT] = vcpu_tb_exec_calls_indirect,
             [CALLS_START_ENTRY] = vcpu_tb_exec_calls_entry,
