@@ -232,6 +232,19 @@ static inline void *vbuf_record(struct vbuf *vb, uint32_t size)
     return r;
 }
 
+/* A record of event id in vb, its header filled; the rest is the caller's. */
+static inline void *vbuf_event(struct vbuf *vb, uint16_t id, uint32_t size,
+                               uint64_t time)
+{
+    struct qtrace_rec *r = vbuf_record(vb, size);
+
+    r->id = id;
+    r->size = (uint16_t)size;
+    r->reserved = 0;
+    r->time = time;
+    return r;
+}
+
 /* Room for a packet of at most max bytes: escape word, packet, padding. */
 static inline uint32_t staged_packet_room(uint32_t max)
 {

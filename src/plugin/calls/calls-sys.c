@@ -156,11 +156,8 @@ static void emit_func(struct sys_vcpu *sv, bool exit, const struct sframe *f,
         pack_func(sv->vb, exit, kind, time, f->entry, other, depth);
         return;
     }
-    r = vbuf_record(sv->vb, sizeof(*r));
-    r->hdr.id = exit ? QTRACE_EV_FUNC_EXIT : QTRACE_EV_FUNC_ENTRY;
-    r->hdr.size = sizeof(*r);
-    r->hdr.reserved = 0;
-    r->hdr.time = time;
+    r = vbuf_event(sv->vb, exit ? QTRACE_EV_FUNC_EXIT : QTRACE_EV_FUNC_ENTRY,
+                   sizeof(*r), time);
     r->pc = f->entry;
     r->from = other;
     r->depth = depth;
@@ -175,11 +172,7 @@ static void emit_stack(struct sys_vcpu *sv, uint64_t time)
     if (!ss.want_stack) {
         return;
     }
-    r = vbuf_record(sv->vb, sizeof(*r));
-    r->hdr.id = QTRACE_EV_FUNC_STACK;
-    r->hdr.size = sizeof(*r);
-    r->hdr.reserved = 0;
-    r->hdr.time = time;
+    r = vbuf_event(sv->vb, QTRACE_EV_FUNC_STACK, sizeof(*r), time);
     r->task = sv->cur->id;
     r->user = sv->level;
     r->sp = cur_stack(sv)->last_slot;

@@ -115,11 +115,7 @@ emit_func(struct calls_vcpu *cv, uint16_t id, uint64_t pc, uint64_t other,
                   depth);
         return;
     }
-    r = vbuf_record(cv->vb, sizeof(*r));
-    r->hdr.id = id;
-    r->hdr.size = sizeof(*r);
-    r->hdr.reserved = 0;
-    r->hdr.time = time;
+    r = vbuf_event(cv->vb, id, sizeof(*r), time);
     r->pc = pc;
     r->from = other;
     r->depth = depth;

@@ -234,11 +234,7 @@ static void emit_entry(struct flow_vcpu *fv, uint64_t pc, uint64_t from,
     if (!fs.want_entry) {
         return;
     }
-    r = vbuf_record(fv->vb, sizeof(*r));
-    r->hdr.id = QTRACE_EV_TRAP_ENTRY;
-    r->hdr.size = sizeof(*r);
-    r->hdr.reserved = 0;
-    r->hdr.time = time;
+    r = vbuf_event(fv->vb, QTRACE_EV_TRAP_ENTRY, sizeof(*r), time);
     r->pc = pc;
     r->from = from;
     r->vector = vector;
@@ -254,11 +250,7 @@ static void emit_return(uint64_t pc, uint64_t to, uint8_t kind, bool user,
     if (!fs.want_return) {
         return;
     }
-    r = vbuf_record(fv->vb, sizeof(*r));
-    r->hdr.id = QTRACE_EV_TRAP_RETURN;
-    r->hdr.size = sizeof(*r);
-    r->hdr.reserved = 0;
-    r->hdr.time = time;
+    r = vbuf_event(fv->vb, QTRACE_EV_TRAP_RETURN, sizeof(*r), time);
     r->pc = pc;
     r->to = to;
     r->kind = kind;

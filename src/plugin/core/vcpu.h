@@ -59,13 +59,7 @@ static inline struct vcpu *vcpu_of(unsigned int vcpu_index)
 static inline void *emit(struct vcpu *vc, uint16_t id, uint32_t size,
                          uint64_t time)
 {
-    struct qtrace_rec *r = vbuf_record(&vc->buf, size);
-
-    r->id = id;
-    r->size = (uint16_t)size;
-    r->reserved = 0;
-    r->time = time;
-    return r;
+    return vbuf_event(&vc->buf, id, size, time);
 }
 
 #endif /* QTRACE_PLUGIN_VCPU_H */
