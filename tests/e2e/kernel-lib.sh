@@ -12,6 +12,19 @@ KERNEL_TIMEOUT=${KERNEL_TIMEOUT:-300}   # seconds a traced boot may take
 KERNEL_RANGE_x86_64=0xffffffff80000000-0xffffffffffffffff
 KERNEL_RANGE_aarch64=0xffff000000000000-0xffffffffffffffff
 
+# use_kernel_arg NAME ARCH-VERSION: a test that runs on every kernel and
+# QEMU pair (x86_64-7.2, x86_64-10.0, aarch64-7.2) checks its argument,
+# names itself NAME-ARCH-VERSION (TEST_NAME) and calls use_kernel.
+use_kernel_arg() {
+    case ${2:-} in
+        x86_64-7.2|x86_64-10.0|aarch64-7.2) ;;
+        *) echo "usage: $1.sh x86_64-7.2|x86_64-10.0|aarch64-7.2" >&2
+           exit 2 ;;
+    esac
+    TEST_NAME=$1-$2
+    use_kernel "${2%-*}" "${2##*-}"
+}
+
 # use_kernel ARCH VERSION: set KARCH, KERNEL, INITRD, KQEMU (the binary),
 # KQEMU_ARGS (its firmware and machine options, a word list), KCONSOLE and
 # KSYMS_DEV (the initramfs's console and the device it writes kallsyms

@@ -23,13 +23,7 @@
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=tests/e2e/kernel-lib.sh
 . "$(dirname "$0")/kernel-lib.sh"
-case ${1:-} in
-    x86_64-7.2|x86_64-10.0|aarch64-7.2) ;;
-    *) echo "usage: t620-kernel-boot.sh x86_64-7.2|x86_64-10.0|aarch64-7.2" \
-            >&2; exit 2 ;;
-esac
-TEST_NAME=t620-kernel-boot-$1
-use_kernel "${1%-*}" "${1##*-}"
+use_kernel_arg t620-kernel-boot "${1:-}"
 case $KARCH in
     x86_64) SECONDARY=start_secondary ;;
     aarch64) SECONDARY=secondary_start_kernel ;;

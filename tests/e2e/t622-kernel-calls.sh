@@ -27,13 +27,7 @@
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=tests/e2e/kernel-lib.sh
 . "$(dirname "$0")/kernel-lib.sh"
-case ${1:-} in
-    x86_64-7.2|x86_64-10.0|aarch64-7.2) ;;
-    *) echo "usage: t622-kernel-calls.sh x86_64-7.2|x86_64-10.0|aarch64-7.2" \
-            >&2; exit 2 ;;
-esac
-TEST_NAME=t622-kernel-calls-$1
-use_kernel "${1%-*}" "${1##*-}"
+use_kernel_arg t622-kernel-calls "${1:-}"
 QV=${1##*-}
 
 T="$WORK/calls.qtr"
