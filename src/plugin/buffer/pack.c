@@ -621,14 +621,17 @@ static uint8_t *put_named(struct predictor *pr, uint8_t *q, uint32_t id)
 /*
  * A block put_predicted_blocks did not take, written (PK_BLOCK_EXPLICIT
  * when only its accesses missed), then the accesses staged right after
- * it as put_access writes them. *pp moves past what was taken. Before
- * the stream's first access, that access is left to put_access.
+ * it as put_access writes them, from access taken on: the ones before
+ * it were predicted (take_predicted moved their entries) and count as
+ * hits. *pp moves past what was taken. Before the stream's first
+ * access, that access is left to put_access.
  */
 static uint8_t *put_block_acc(struct predictor *pr, const uint8_t **pp,
-                              const uint8_t *end, uint8_t *q, uint64_t *n)
+                              const uint8_t *end, uint8_t *q, uint64_t *n,
+                              uint32_t taken)
 {
-    const uint8_t *p = *pp + STAGED_WORD;
-    uint32_t id = load32(*pp), base = packed_acc_base(id), k = 0, *slot;
+    const uint8_t *p = *pp + STAGED_WORD + taken * STAGED_MEM_BYTES;
+    uint32_t id = load32(*pp), base = packed_acc_base(id), k = taken, *slot;
 
     if (pr->cur_tb) {
         packed_acc_end_block(pr->acc, pr->cur_tb, pr->cur_k);
@@ -645,6 +648,10 @@ static uint8_t *put_block_acc(struct predictor *pr, const uint8_t **pp,
     pr->run = 0;
     pr->prev2 = pr->prev;
     pr->prev = id;
+    if (taken) {
+        pr->hits += taken;
+        pr->last_vaddr = load64(p - 8);
+    }
     while (pr->any_access && end - p >= (ptrdiff_t)STAGED_MEM_BYTES &&
            staged_is_mem(load32(p))) {
         struct packed_acc *e = &pr->acc[(base + k) & (PACKED_ACC_SLOTS - 1)];
@@ -663,14 +670,15 @@ static uint8_t *put_block_acc(struct predictor *pr, const uint8_t **pp,
 }
 
 /*
- * Whether the m staged accesses at a are those block id's table entries
- * from base on predict (same descriptor, address last + stride); if so
- * each entry's last moves to its address (a hit keeps the stride), if
- * not none has moved: those checked are moved back.
+ * How many of the m staged accesses at a, from the first on, are those
+ * block id's table entries from base on predict (same descriptor,
+ * address last + stride): m when all are. Each entry checked and
+ * predicted moves its last to the address (a hit keeps the stride);
+ * put_block_acc goes on from the first that was not.
  */
-static inline bool take_predicted(struct packed_acc *tab, uint32_t id,
-                                  uint32_t base, const uint8_t *a,
-                                  uint32_t m)
+static inline uint32_t take_predicted(struct packed_acc *tab, uint32_t id,
+                                      uint32_t base, const uint8_t *a,
+                                      uint32_t m)
 {
     uint32_t k;
 
@@ -681,34 +689,32 @@ static inline bool take_predicted(struct packed_acc *tab, uint32_t id,
         /* An item that is no access has no entry's desc (read_access). */
         if (!packed_acc_key_is(e, id, k) || e->desc != load64(a) ||
             vaddr != packed_acc_next(e)) {
-            while (k--) {
-                e = &tab[(base + k) & (PACKED_ACC_SLOTS - 1)];
-                e->last -= e->stride;
-            }
-            return false;
+            break;
         }
         e->last = vaddr;
     }
-    return true;
+    return k;
 }
 
 /*
  * The fully predicted blocks from *pp on (put_block_acc's first case)
  * in a tight loop, the predictors' state in registers: the writer's hot
  * loop when the stream has accesses. Stops at the first block that is
- * not, or any other item, leaving it to put_block_acc and the rest.
- * Returns the accesses the blocks taken made.
+ * not, or any other item, leaving it to put_block_acc and the rest;
+ * *taken is how many of that block's accesses were predicted before
+ * one that was not (their entries have moved). Returns the accesses the
+ * blocks taken made.
  */
 static uint64_t __attribute__((noinline))
-put_predicted_blocks(struct predictor *pr,
-                                     const uint8_t **pp, const uint8_t *end,
-                                     uint64_t *n)
+put_predicted_blocks(struct predictor *pr, const uint8_t **pp,
+                     const uint8_t *end, uint64_t *n, uint32_t *taken)
 {
     struct packed_acc *tab = pr->acc;
     const uint8_t *p = *pp, *start = p, *acc_end = NULL;
-    uint32_t prev = pr->prev, prev2 = pr->prev2, m = 0;
+    uint32_t prev = pr->prev, prev2 = pr->prev2, m = 0, j;
     uint64_t made = 0;
 
+    *taken = 0;
     /*
      * The block before ends: its count first (the next block may be
      * it). Should that block stop the loop, put_block_acc does the same
@@ -730,7 +736,11 @@ put_predicted_blocks(struct predictor *pr,
             break;
         }
         next = a + (size_t)k * STAGED_MEM_BYTES;
-        if (load32(next) >= STAGED_MEM || !take_predicted(tab, id, base, a, k)) {
+        if (load32(next) >= STAGED_MEM) {
+            break;
+        }
+        if ((j = take_predicted(tab, id, base, a, k)) != k) {
+            *taken = j;
             break;
         }
         __builtin_prefetch(&pr->slot[packed_slot(id, prev)]);
@@ -799,15 +809,18 @@ static uint8_t *transcode_accesses(struct predictor *pr,
         }
         if (end - p >= (ptrdiff_t)STAGED_WORD && w < STAGED_MEM) {
             const uint8_t *from = p;
+            uint32_t taken;
             uint64_t made;
 
             q = put_hits(pr, q, n);
-            made = put_predicted_blocks(pr, &p, end, n);
+            made = put_predicted_blocks(pr, &p, end, n, &taken);
             if (p != from) {
                 *seen |= made ? 3 : 1;
+            }
+            if (end - p < (ptrdiff_t)STAGED_WORD || load32(p) >= STAGED_MEM) {
                 continue;
             }
-            q = put_block_acc(pr, &p, end, q, n);
+            q = put_block_acc(pr, &p, end, q, n, taken);
             /* A predicted block made its accesses already: cur_k. */
             *seen |= pr->cur_k ? 3 : 1;
             continue;
