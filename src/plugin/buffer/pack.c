@@ -38,6 +38,13 @@ struct predictor {
     uint32_t cur_k;                 /* its accesses so far */
     uint64_t ctx_pc;                /* after a restart: the pc of the
                                        block whose accesses go on */
+    uint32_t acc_tb;                /* the block accesses belong to, kept
+                                       through a restart: where a short
+                                       access's pc offset is (0: none) */
+    bool short_keys;                /* the stream stages short accesses:
+                                       its table's keys are theirs */
+    bool bad_access;                /* a short access of no known
+                                       instruction: the chunk is bad */
     uint32_t hits;                  /* predicted accesses not written yet */
     uint64_t xlate_off;             /* the last translation packet's */
     bool any_access;                /* an access since the last restart:
@@ -60,7 +67,8 @@ _Static_assert(CHUNK_EVENT_WORDS * 64 == QTRACE_MAX_EVENTS,
 _Static_assert(PACKED_MEM_MAX <= PACKET_COPY &&
                PACKED_MEM_FULL_MAX < (STAGED_FUNC & 0xffu) &&
                PACKET_COPY < (STAGED_FUNC & 0xffu) &&
-               TBTAB_MAX_ID < STAGED_PACKET,
+               TBTAB_MAX_ID < STAGED_MEM && STAGED_QFUNC < STAGED_SMEM &&
+               (STAGED_PACKET & STAGED_SMEM_KEY) != STAGED_SMEM,
                "staged words: packet lengths or block ids overlap");
 
 void pack_block_slow(struct vbuf *vb, uint32_t id)
@@ -113,6 +121,10 @@ static const uint8_t *staged_item(const uint8_t *base, const uint8_t *p,
     uint32_t w = load32(p);
 
     *rec = NULL;
+    if (staged_is_smem(w)) {
+        return end - p >= (ptrdiff_t)STAGED_SMEM_BYTES ?
+               p + STAGED_SMEM_BYTES : NULL;
+    }
     if (staged_is_mem(w)) {
         return end - p >= (ptrdiff_t)STAGED_MEM_BYTES ?
                p + STAGED_MEM_BYTES : NULL;
@@ -166,10 +178,12 @@ static void predictor_reset(struct predictor *pr, uint32_t stream)
 {
     uint64_t staged = pr->staged_bytes;     /* counts on through a reset */
     struct packed_acc *acc = pr->acc;       /* kept, emptied */
+    bool short_keys = pr->short_keys;       /* the stream's, kept */
 
     memset(pr, 0, sizeof(*pr));
     pr->stream = stream;
     pr->staged_bytes = staged;
+    pr->short_keys = short_keys;
     pr->acc = acc;
     if (acc) {
         packed_acc_reset(acc);
@@ -456,21 +470,53 @@ static uint8_t *put_item(struct predictor *pr, const struct chunk *in,
 /* ---- predicted accesses (QTRACE_CHUNK_ACCESSES, access-pred.h) ---- */
 
 /*
- * A staged access (pack.h, STAGED_MEM). Its descriptor is its staged
- * head as it is, STAGED_MEM bits and all: the writer's table keeps
- * those, which compare equal exactly when the reader's descriptors do
- * (packed_acc_desc's fields in the same bits, the marker the same in
- * all), and which an item that is not an access never equals.
+ * A staged access (pack.h, STAGED_MEM or STAGED_SMEM) and its key in
+ * the writer's table. A 16-byte access's key in a stream of 16-byte
+ * accesses only (system mode) is its staged head as it is, STAGED_MEM
+ * bits and all: those compare equal exactly when the reader's
+ * descriptors do (packed_acc_desc's fields in the same bits, the marker
+ * the same in all). In a stream with short accesses both forms take the
+ * short form's key (pack.h). No item that is not an access equals a
+ * key.
  */
 struct staged_access {
-    uint64_t desc;                  /* the staged head */
+    uint64_t key;
     uint64_t vaddr;
+    uint64_t head;                  /* a 16-byte access's head, else 0 */
 };
 
-static inline void read_access(const uint8_t *p, struct staged_access *a)
+/* The staged access at p (end - p >= its length): its length. */
+static inline size_t read_access(const struct predictor *pr,
+                                 const uint8_t *p, struct staged_access *a)
 {
-    a->desc = load64(p);
+    uint32_t w0 = load32(p);
+
+    if (staged_is_smem(w0)) {
+        a->key = staged_smem_key(w0);
+        a->vaddr = staged_smem_vaddr(w0, load32(p + 4));
+        a->head = 0;
+        return STAGED_SMEM_BYTES;
+    }
+    a->head = load64(p);
+    a->key = pr->short_keys ? staged_mem_key(a->head) : a->head;
     a->vaddr = load64(p + 8);
+    return STAGED_MEM_BYTES;
+}
+
+/* The length of the staged access at p, 0 if there is none whole. */
+static inline size_t staged_access_len(const uint8_t *p, const uint8_t *end)
+{
+    uint32_t w;
+
+    if (end - p < (ptrdiff_t)STAGED_SMEM_BYTES) {
+        return 0;
+    }
+    w = load32(p);
+    if (staged_is_smem(w)) {
+        return STAGED_SMEM_BYTES;
+    }
+    return staged_is_mem(w) && end - p >= (ptrdiff_t)STAGED_MEM_BYTES ?
+           STAGED_MEM_BYTES : 0;
 }
 
 static uint8_t * __attribute__((noinline))
@@ -495,17 +541,37 @@ static inline uint8_t *put_hits(struct predictor *pr, uint8_t *q,
 }
 
 /*
- * A PK_MEM packet of descriptor desc, its pc offset moved by base, with
+ * The head a 16-byte access would have had for the short access of key
+ * key: its instruction's, from the translation of the block the
+ * accesses belong to.
+ */
+static uint64_t __attribute__((noinline))
+short_access_head(struct predictor *pr, uint64_t key)
+{
+    const struct tb_info *ti = tbtab_get(pr->acc_tb);
+    uint32_t idx = staged_smem_idx((uint32_t)key);
+
+    if (!ti || idx >= ti->n_insns) {
+        pr->bad_access = true;
+        return 0;
+    }
+    return ti->insns[idx].staged_head | staged_smem_info((uint32_t)key);
+}
+
+/*
+ * A PK_MEM packet of the access sa, its pc offset moved by base, with
  * the vaddr as its change from the previous one.
  */
-static uint8_t *put_mem(struct predictor *pr, uint8_t *q, uint64_t desc,
-                        uint64_t base, uint64_t vaddr)
+static uint8_t *put_mem(struct predictor *pr, uint8_t *q,
+                        const struct staged_access *sa, uint64_t base)
 {
+    uint64_t desc = sa->head ? sa->head : short_access_head(pr, sa->key);
+
     *q++ = PK_MEM;
     q = packed_put_varint(q, desc >> 8 & 0xffffu);
     q = packed_put_varint(q, base + (desc >> 32));
     *q++ = (uint8_t)desc;
-    return packed_put_varint(q, packed_zigzag((int64_t)(vaddr -
+    return packed_put_varint(q, packed_zigzag((int64_t)(sa->vaddr -
                                                         pr->last_vaddr)));
 }
 
@@ -539,11 +605,13 @@ static uint8_t *first_access(struct predictor *pr, uint8_t *q, uint64_t *n)
  */
 static inline uint8_t *put_block_access(struct predictor *pr,
                                         struct packed_acc *e, uint32_t id,
-                                        uint32_t k, uint64_t head,
-                                        uint64_t vaddr, uint8_t *q,
-                                        uint64_t *n)
+                                        uint32_t k,
+                                        const struct staged_access *sa,
+                                        uint8_t *q, uint64_t *n)
 {
-    if (packed_acc_key_is(e, id, k) && e->desc == head) {
+    uint64_t vaddr = sa->vaddr;
+
+    if (packed_acc_key_is(e, id, k) && e->desc == sa->key) {
         uint64_t z = packed_zigzag((int64_t)(vaddr - packed_acc_next(e)));
 
         if (z == 0) {
@@ -562,9 +630,9 @@ static inline uint8_t *put_block_access(struct predictor *pr,
         e->last = vaddr;
     } else {
         q = put_hits(pr, q, n);
-        q = put_mem(pr, q, head, 0, vaddr);
+        q = put_mem(pr, q, sa, 0);
         (*n)++;
-        packed_acc_learn(e, id, k, head, vaddr);
+        packed_acc_learn(e, id, k, sa->key, vaddr);
     }
     pr->last_vaddr = vaddr;
     return q;
@@ -594,13 +662,13 @@ static uint8_t *put_access(struct predictor *pr,
     if (!pr->cur_tb) {
         /* After a restart: relative to pc 0, as the reader takes it. */
         q = put_hits(pr, q, n);
-        q = put_mem(pr, q, sa->desc, pr->ctx_pc, sa->vaddr);
+        q = put_mem(pr, q, sa, pr->ctx_pc);
         (*n)++;
         pr->last_vaddr = sa->vaddr;
         return q;
     }
     q = put_block_access(pr, packed_acc_at(pr->acc, pr->cur_tb, pr->cur_k),
-                         pr->cur_tb, pr->cur_k, sa->desc, sa->vaddr, q, n);
+                         pr->cur_tb, pr->cur_k, sa, q, n);
     pr->cur_k++;
     return q;
 }
@@ -619,19 +687,56 @@ static uint8_t *put_named(struct predictor *pr, uint8_t *q, uint32_t id)
 }
 
 /*
+ * The forms of a run of accesses: short ones, 16-byte ones in a stream
+ * that has short ones (their keys are the short form's), 16-byte ones
+ * in a stream of those only.
+ */
+enum access_form { FORM_SHORT, FORM_LONG_SHORT_KEYS, FORM_LONG };
+
+static inline size_t form_size(enum access_form form)
+{
+    return form == FORM_SHORT ? STAGED_SMEM_BYTES : STAGED_MEM_BYTES;
+}
+
+/*
+ * The staged access of form form at a: its key as the table keeps it,
+ * and its address. An item that is not an access of that form has a
+ * key no entry has.
+ */
+static inline __attribute__((always_inline)) uint64_t
+access_of_form(const uint8_t *a, enum access_form form, uint64_t *vaddr)
+{
+    if (form == FORM_SHORT) {
+        uint32_t w0 = load32(a);
+
+        *vaddr = staged_smem_vaddr(w0, load32(a + 4));
+        return staged_smem_key(w0);
+    }
+    *vaddr = load64(a + 8);
+    if (form == FORM_LONG_SHORT_KEYS) {
+        /* No key has all bits set: it would need a pc offset of 2^32-1. */
+        return staged_is_mem(load32(a)) ? staged_mem_key(load64(a)) :
+                                          ~(uint64_t)0;
+    }
+    return load64(a);
+}
+
+/*
  * A block put_predicted_blocks did not take, written (PK_BLOCK_EXPLICIT
  * when only its accesses missed), then the accesses staged right after
  * it as put_access writes them, from access taken on: the ones before
- * it were predicted (take_predicted moved their entries) and count as
- * hits. *pp moves past what was taken. Before the stream's first
- * access, that access is left to put_access.
+ * it, of form form, were predicted (take_predicted moved their
+ * entries) and count as hits. *pp moves past what was taken. Before the
+ * stream's first access, that access is left to put_access.
  */
 static uint8_t *put_block_acc(struct predictor *pr, const uint8_t **pp,
                               const uint8_t *end, uint8_t *q, uint64_t *n,
-                              uint32_t taken)
+                              uint32_t taken, enum access_form form)
 {
-    const uint8_t *p = *pp + STAGED_WORD + taken * STAGED_MEM_BYTES;
+    const uint8_t *p = *pp + STAGED_WORD + taken * form_size(form);
     uint32_t id = load32(*pp), base = packed_acc_base(id), k = taken, *slot;
+    struct staged_access sa;
+    size_t len;
 
     if (pr->cur_tb) {
         packed_acc_end_block(pr->acc, pr->cur_tb, pr->cur_k);
@@ -648,17 +753,18 @@ static uint8_t *put_block_acc(struct predictor *pr, const uint8_t **pp,
     pr->run = 0;
     pr->prev2 = pr->prev;
     pr->prev = id;
+    pr->acc_tb = id;
     if (taken) {
         pr->hits += taken;
-        pr->last_vaddr = load64(p - 8);
+        access_of_form(p - form_size(form), form, &pr->last_vaddr);
     }
-    while (pr->any_access && end - p >= (ptrdiff_t)STAGED_MEM_BYTES &&
-           staged_is_mem(load32(p))) {
+    while (pr->any_access && (len = staged_access_len(p, end)) != 0) {
         struct packed_acc *e = &pr->acc[(base + k) & (PACKED_ACC_SLOTS - 1)];
 
-        q = put_block_access(pr, e, id, k, load64(p), load64(p + 8), q, n);
+        read_access(pr, p, &sa);
+        q = put_block_access(pr, e, id, k, &sa, q, n);
         k++;
-        p += STAGED_MEM_BYTES;
+        p += len;
     }
     if (k) {
         pr->chunk_access = true;
@@ -670,24 +776,23 @@ static uint8_t *put_block_acc(struct predictor *pr, const uint8_t **pp,
 }
 
 /*
- * How many of the m staged accesses at a, from the first on, are those
- * block id's table entries from base on predict (same descriptor,
- * address last + stride): m when all are. Each entry checked and
+ * How many of the m staged accesses of form form at a, from the first
+ * on, are those block id's table entries from base on predict (same
+ * key, address last + stride): m when all are. Each entry checked and
  * predicted moves its last to the address (a hit keeps the stride);
  * put_block_acc goes on from the first that was not.
  */
-static inline uint32_t take_predicted(struct packed_acc *tab, uint32_t id,
-                                      uint32_t base, const uint8_t *a,
-                                      uint32_t m)
+static inline __attribute__((always_inline)) uint32_t
+take_predicted(struct packed_acc *tab, uint32_t id, uint32_t base,
+               const uint8_t *a, uint32_t m, enum access_form form)
 {
     uint32_t k;
 
-    for (k = 0; k < m; k++, a += STAGED_MEM_BYTES) {
+    for (k = 0; k < m; k++, a += form_size(form)) {
         struct packed_acc *e = &tab[(base + k) & (PACKED_ACC_SLOTS - 1)];
-        uint64_t vaddr = load64(a + 8);
+        uint64_t vaddr, key = access_of_form(a, form, &vaddr);
 
-        /* An item that is no access has no entry's desc (read_access). */
-        if (!packed_acc_key_is(e, id, k) || e->desc != load64(a) ||
+        if (!packed_acc_key_is(e, id, k) || e->desc != key ||
             vaddr != packed_acc_next(e)) {
             break;
         }
@@ -699,20 +804,22 @@ static inline uint32_t take_predicted(struct packed_acc *tab, uint32_t id,
 /*
  * The fully predicted blocks from *pp on (put_block_acc's first case)
  * in a tight loop, the predictors' state in registers: the writer's hot
- * loop when the stream has accesses. Stops at the first block that is
- * not, or any other item, leaving it to put_block_acc and the rest;
- * *taken is how many of that block's accesses were predicted before
- * one that was not (their entries have moved). Returns the accesses the
- * blocks taken made.
+ * loop when the stream has accesses, all of form form. Stops at the first block that is not, or
+ * any other item, leaving it to put_block_acc and the rest; *taken is
+ * how many of that block's accesses were predicted before one that was
+ * not (their entries have moved). Returns the accesses the blocks
+ * taken made.
  */
-static uint64_t __attribute__((noinline))
-put_predicted_blocks(struct predictor *pr, const uint8_t **pp,
-                     const uint8_t *end, uint64_t *n, uint32_t *taken)
+static inline __attribute__((always_inline)) uint64_t
+predicted_blocks(struct predictor *pr, const uint8_t **pp,
+                 const uint8_t *end, uint64_t *n, uint32_t *taken,
+                 enum access_form form)
 {
+    size_t size = form_size(form);
     struct packed_acc *tab = pr->acc;
     const uint8_t *p = *pp, *start = p, *acc_end = NULL;
     uint32_t prev = pr->prev, prev2 = pr->prev2, m = 0, j;
-    uint64_t made = 0;
+    uint64_t made = 0, vaddr;
 
     *taken = 0;
     /*
@@ -732,14 +839,14 @@ put_predicted_blocks(struct predictor *pr, const uint8_t **pp,
             break;
         }
         k = packed_acc_is(e0, id, 0) ? e0->n : 0;
-        if ((size_t)(end - a) < (size_t)k * STAGED_MEM_BYTES + STAGED_WORD) {
+        if ((size_t)(end - a) < (size_t)k * size + STAGED_WORD) {
             break;
         }
-        next = a + (size_t)k * STAGED_MEM_BYTES;
+        next = a + (size_t)k * size;
         if (load32(next) >= STAGED_MEM) {
             break;
         }
-        if ((j = take_predicted(tab, id, base, a, k)) != k) {
+        if ((j = take_predicted(tab, id, base, a, k, form)) != k) {
             *taken = j;
             break;
         }
@@ -758,18 +865,50 @@ put_predicted_blocks(struct predictor *pr, const uint8_t **pp,
         return 0;
     }
     /* The bytes taken are the blocks' words and their accesses. */
-    pr->run += (uint32_t)(((size_t)(p - start) - made * STAGED_MEM_BYTES) /
-                          STAGED_WORD);
+    pr->run += (uint32_t)(((size_t)(p - start) - made * size) / STAGED_WORD);
     pr->prev = prev;
     pr->prev2 = prev2;
     pr->cur_tb = prev;
+    pr->acc_tb = prev;
     pr->cur_k = m;
     if (acc_end) {
-        pr->last_vaddr = load64(acc_end - 8);
+        access_of_form(acc_end - size, form, &vaddr);
+        pr->last_vaddr = vaddr;
     }
     *n += made;
     *pp = p;
     return made;
+}
+
+static uint64_t __attribute__((noinline))
+put_predicted_short(struct predictor *pr, const uint8_t **pp,
+                    const uint8_t *end, uint64_t *n, uint32_t *taken)
+{
+    return predicted_blocks(pr, pp, end, n, taken, FORM_SHORT);
+}
+
+static uint64_t __attribute__((noinline))
+put_predicted_long(struct predictor *pr, const uint8_t **pp,
+                   const uint8_t *end, uint64_t *n, uint32_t *taken,
+                   enum access_form form)
+{
+    return predicted_blocks(pr, pp, end, n, taken, form);
+}
+
+/*
+ * The form of the accesses of the block at p (its word read): short
+ * ones in a stream that has them, unless the first is not. The loop
+ * stops at a block whose accesses are of another form.
+ */
+static enum access_form block_form(const struct predictor *pr,
+                                   const uint8_t *p, const uint8_t *end)
+{
+    if (!pr->short_keys) {
+        return FORM_LONG;
+    }
+    return end - p >= 2 * (ptrdiff_t)STAGED_WORD &&
+           staged_is_mem(load32(p + STAGED_WORD)) ? FORM_LONG_SHORT_KEYS :
+                                                    FORM_SHORT;
 }
 
 /*
@@ -787,6 +926,7 @@ static uint8_t *transcode_accesses(struct predictor *pr,
     while (p < end) {
         uint32_t w = end - p >= (ptrdiff_t)STAGED_WORD ? load32(p) : 0;
         struct staged_access sa;
+        size_t len;
 
         if (!pr->any_access && end - p >= (ptrdiff_t)STAGED_WORD &&
             w < STAGED_MEM) {
@@ -802,6 +942,7 @@ static uint8_t *transcode_accesses(struct predictor *pr,
                     packed_acc_end_block(pr->acc, pr->cur_tb, pr->cur_k);
                 }
                 pr->cur_tb = pr->prev;
+                pr->acc_tb = pr->prev;
                 pr->cur_k = 0;
                 *seen |= 1;
                 continue;
@@ -809,31 +950,36 @@ static uint8_t *transcode_accesses(struct predictor *pr,
         }
         if (end - p >= (ptrdiff_t)STAGED_WORD && w < STAGED_MEM) {
             const uint8_t *from = p;
+            enum access_form form;
             uint32_t taken;
             uint64_t made;
 
             q = put_hits(pr, q, n);
-            made = put_predicted_blocks(pr, &p, end, n, &taken);
+            form = block_form(pr, p, end);
+            made = form == FORM_SHORT ?
+                   put_predicted_short(pr, &p, end, n, &taken) :
+                   put_predicted_long(pr, &p, end, n, &taken, form);
             if (p != from) {
                 *seen |= made ? 3 : 1;
             }
             if (end - p < (ptrdiff_t)STAGED_WORD || load32(p) >= STAGED_MEM) {
                 continue;
             }
-            q = put_block_acc(pr, &p, end, q, n, taken);
+            q = put_block_acc(pr, &p, end, q, n, taken, form);
             /* A predicted block made its accesses already: cur_k. */
             *seen |= pr->cur_k ? 3 : 1;
             continue;
         }
-        if (staged_is_mem(w) && end - p >= (ptrdiff_t)STAGED_MEM_BYTES) {
-            read_access(p, &sa);
+        if ((len = staged_access_len(p, end)) != 0) {
+            read_access(pr, p, &sa);
             q = put_access(pr, &sa, q, n);
             *seen |= 2;
-            p += STAGED_MEM_BYTES;
+            p += len;
             continue;
         }
-        next = end - p >= (ptrdiff_t)STAGED_WORD && !staged_is_mem(w) ?
-               staged_item(in->data, p, end, &rec) : NULL;
+        next = end - p >= (ptrdiff_t)STAGED_WORD && !staged_is_mem(w) &&
+               !staged_is_smem(w) ? staged_item(in->data, p, end, &rec) :
+                                    NULL;
         if (!next) {
             snprintf(why, why_len, "vCPU %u: bad staged item at byte %zu",
                      in->vcpu, (size_t)(p - in->data));
@@ -858,6 +1004,7 @@ static uint8_t *transcode_accesses(struct predictor *pr,
             const struct tb_info *ti = tbtab_get(load32(p + 4));
 
             pr->ctx_pc = ti ? ti->pc : 0;
+            pr->acc_tb = load32(p + 4);
             p = next;
             continue;
         }
@@ -874,6 +1021,11 @@ static uint8_t *transcode_accesses(struct predictor *pr,
         q = put_item(pr, in, p, end, rec, q, seen);
         (*n)++;
         p = next;
+    }
+    if (pr->bad_access) {
+        snprintf(why, why_len, "vCPU %u: a short staged access of no known "
+                 "instruction of block %u", in->vcpu, pr->acc_tb);
+        return NULL;
     }
     q = put_hits(pr, q, n);
     return put_run(pr, q, n);
@@ -898,6 +1050,7 @@ const struct chunk *pack_transcode(const struct chunk *in, char *why,
     memset(out->events, 0, sizeof(out->events));
     blocks_before = pr->staged_bytes;
     pr->chunk_access = pr->any_access;
+    pr->short_keys = !(in->flags & QTRACE_CHUNK_PHYS);
     if (in->flags & QTRACE_CHUNK_ACCESSES) {
         q = transcode_accesses(pr, in, q, &n, &seen, why, why_len);
         if (!q) {
@@ -912,7 +1065,7 @@ const struct chunk *pack_transcode(const struct chunk *in, char *why,
         }
         next = end - p >= (ptrdiff_t)STAGED_WORD ?
                staged_item(in->data, p, end, &rec) : NULL;
-        if (!next || staged_is_mem(load32(p))) {
+        if (!next || staged_is_mem(load32(p)) || staged_is_smem(load32(p))) {
             snprintf(why, why_len, "vCPU %u: bad staged packet at byte %zu",
                      in->vcpu, (size_t)(p - in->data));
             return NULL;

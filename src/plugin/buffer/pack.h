@@ -63,6 +63,84 @@ static inline uint64_t staged_mem_desc(uint64_t head)
 }
 
 /*
+ * The same access in 8 bytes, user mode's usual form: half the bytes
+ * the vCPU stores and the writer reads, on the two cores. Word 0 is
+ * STAGED_SMEM | idx << 21 | info << 15 | address bits 32-46, word 1 the
+ * address's low 32 bits; it takes instructions 0-511 of a block (all of
+ * them: TCG's blocks hold at most 512), the info bits of user mode
+ * (0x3f) and addresses below 2^47. Anything else is staged in 16. Word 0
+ * lies above every block id, STAGED_MEM and STAGED_QFUNC, below the
+ * escapes.
+ *
+ * The pc offset is not staged: the writer finds it from the block's
+ * translation when it needs it, for a packet that names the access. In
+ * its table an access's key is its word 0 without the address bits
+ * (staged_smem_key), and a 16-byte access in a stream that has the
+ * short form takes the same key (staged_mem_key) when it has one: the
+ * writer's keys then compare equal exactly when the reader's
+ * descriptors do, whichever form either access was staged in.
+ */
+#define STAGED_SMEM 0x80000000u
+#define STAGED_SMEM_BYTES 8u
+#define STAGED_SMEM_MAX_IDX 511u
+#define STAGED_SMEM_MAX_INFO 0x3fu
+#define STAGED_SMEM_VADDR_BITS 47
+#define STAGED_SMEM_KEY 0xffff8000u     /* word 0 but the address */
+
+static inline bool staged_is_smem(uint32_t w)
+{
+    return (w >> 30) == 2;
+}
+
+/* Word 0 of an access of instruction idx (at most 511), info 0. */
+static inline uint32_t staged_smem_head(uint32_t idx)
+{
+    return STAGED_SMEM | idx << 21;
+}
+
+/* The staged 8 bytes of an access: head from staged_smem_head. */
+static inline uint64_t staged_smem(uint32_t head, uint8_t info,
+                                   uint64_t vaddr)
+{
+    return vaddr << 32 | head | (uint32_t)info << 15 | vaddr >> 32;
+}
+
+static inline uint64_t staged_smem_vaddr(uint32_t w0, uint32_t w1)
+{
+    return (uint64_t)(w0 & ~STAGED_SMEM_KEY) << 32 | w1;
+}
+
+static inline uint32_t staged_smem_key(uint32_t w0)
+{
+    return w0 & STAGED_SMEM_KEY;
+}
+
+static inline uint32_t staged_smem_idx(uint32_t w0)
+{
+    return w0 >> 21 & STAGED_SMEM_MAX_IDX;
+}
+
+static inline uint8_t staged_smem_info(uint32_t w0)
+{
+    return (uint8_t)(w0 >> 15 & STAGED_SMEM_MAX_INFO);
+}
+
+/*
+ * The key of a 16-byte access's head (staged_mem_head | info) in a
+ * stream with the short form: the short form's when the access has one.
+ */
+static inline uint64_t staged_mem_key(uint64_t head)
+{
+    uint32_t idx = (uint32_t)(head >> 8) & STAGED_MEM_MAX_IDX;
+    uint8_t info = (uint8_t)head;
+
+    if (idx <= STAGED_SMEM_MAX_IDX && info <= STAGED_SMEM_MAX_INFO) {
+        return staged_smem_key(staged_smem_head(idx) | (uint32_t)info << 15);
+    }
+    return head;
+}
+
+/*
  * After a restart (a lost record) in the middle of a block, the block's
  * id, so that the writer knows the pc its accesses' offsets count from:
  * STAGED_CONTEXT, then the id. No record.

@@ -45,7 +45,8 @@ struct vcpu {
  */
 _Static_assert(sizeof(struct vcpu) <= 256, "struct vcpu fits 256 bytes");
 
-extern struct vcpu vcpus[MAX_VCPUS];
+/* Hidden: a callback reaches it pc-relative, not through the GOT. */
+extern struct vcpu vcpus[MAX_VCPUS] __attribute__((visibility("hidden")));
 
 static inline struct vcpu *vcpu_of(unsigned int vcpu_index)
 {

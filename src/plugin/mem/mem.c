@@ -31,10 +31,33 @@ void mem_setup(const struct mem_cfg *c)
  * through four calls; an instruction's accesses nearly always share one
  * value, or two (x86's read-modify-write: a load and a store), so each
  * instruction keeps its last two decoded, in the cache line the
- * callback reads anyway: key << 32 | valid | bits, read and written
- * whole (a race between vCPUs only recomputes the same value).
+ * callback reads anyway, read and written whole (a race between vCPUs
+ * only recomputes the same value): key << 32, then word 0 of the
+ * instruction's short staged accesses with these bits (pack.h,
+ * STAGED_SMEM), whose top bit says the entry is valid; an instruction
+ * with no short form (its index above STAGED_SMEM_MAX_IDX) has
+ * MEMINFO_LONG instead of its index, a bit no short word has. The
+ * common case then stages its 8 bytes from the entry and the address
+ * alone.
  */
-#define MEMINFO_VALID 0x100u
+#define MEMINFO_VALID STAGED_SMEM
+#define MEMINFO_LONG 0x40000000u
+
+_Static_assert((PACKED_MEM_SHIFT_MASK | PACKED_MEM_STORE | PACKED_MEM_SIGNED |
+                PACKED_MEM_BIG_ENDIAN) == STAGED_SMEM_MAX_INFO,
+               "a user-mode access's bits fit the short staged form");
+
+/* The decoded bits of a valid entry. */
+static inline uint8_t meminfo_entry_bits(uint64_t e)
+{
+    return staged_smem_info((uint32_t)e);
+}
+
+/* The entry's short word 0, the address's bits still clear; 0: none. */
+static inline uint32_t meminfo_short_head(uint64_t e)
+{
+    return ((uint32_t)e >> 30) == 2 ? (uint32_t)e : 0;
+}
 
 static uint8_t __attribute__((noinline))
 decode_meminfo(qemu_plugin_meminfo_t info, const struct insn_info *in)
@@ -55,8 +78,10 @@ decode_meminfo(qemu_plugin_meminfo_t info, const struct insn_info *in)
     if (atomic_load_explicit(slot, memory_order_relaxed) & MEMINFO_VALID) {
         slot = (_Atomic uint64_t *)&in->meminfo2;
     }
-    atomic_store_explicit(slot, (uint64_t)info << 32 | MEMINFO_VALID | bits,
-                          memory_order_relaxed);
+    atomic_store_explicit(slot, (uint64_t)info << 32 | MEMINFO_VALID |
+                          (in->idx <= STAGED_SMEM_MAX_IDX ?
+                           staged_smem_head(in->idx) : MEMINFO_LONG) |
+                          (uint32_t)bits << 15, memory_order_relaxed);
     return bits;
 }
 
@@ -87,7 +112,7 @@ static inline uint8_t meminfo_bits(qemu_plugin_meminfo_t info,
     uint64_t e = meminfo_find(info, in);
 
     if (e) {
-        return (uint8_t)e;
+        return meminfo_entry_bits(e);
     }
     return decode_meminfo(info, in);
 }
@@ -209,6 +234,14 @@ static inline void stage_access(uint8_t *p, const struct insn_info *in,
     memcpy(p + sizeof(head), &vaddr, sizeof(vaddr));
 }
 
+/* The 8 bytes of a short access: word 0 from head, then the address. */
+static inline void stage_short(uint8_t *p, uint32_t head, uint64_t vaddr)
+{
+    uint64_t w = vaddr << 32 | vaddr >> 32 | head;
+
+    memcpy(p, &w, sizeof(w));
+}
+
 /*
  * Whether the access's instruction is of the block the vCPU runs. QEMU
  * also calls back for accesses no instruction of the block makes (7.2
@@ -231,40 +264,69 @@ static void __attribute__((noinline))
 mem_packed_slow(struct vcpu *vc, qemu_plugin_meminfo_t info, uint64_t vaddr,
                 const struct insn_info *in)
 {
+    uint64_t e;
+    uint8_t *p;
+
     if (!vc->buf.pack || !in_current_block(vc, in)) {
         /* No packing state (a raw stream), or a stray access. */
         mem_record(vc, info, vaddr, in, NULL);
         return;
     }
-    stage_access(vbuf_reserve(&vc->buf, STAGED_MEM_BYTES), in,
-                 meminfo_bits(info, in), vaddr);
+    p = vbuf_reserve(&vc->buf, STAGED_MEM_BYTES);
+    e = meminfo_find(info, in);
+    if (!e) {
+        decode_meminfo(info, in);
+        e = meminfo_find(info, in);
+    }
+    if ((vaddr >> STAGED_SMEM_VADDR_BITS) == 0 && meminfo_short_head(e)) {
+        stage_short(p, meminfo_short_head(e), vaddr);
+        pack_commit(&vc->buf, p + STAGED_SMEM_BYTES);
+        return;
+    }
+    stage_access(p, in, meminfo_entry_bits(e), vaddr);
+}
+
+/* Everything but mem_access_packed_cb's common case. */
+static void __attribute__((noinline))
+mem_packed_any(unsigned int vcpu_index, qemu_plugin_meminfo_t info,
+               uint64_t vaddr, const struct insn_info *in)
+{
+    struct vcpu *vc = vcpu_of(vcpu_index);
+
+    if (vc) {
+        mem_packed_slow(vc, info, vaddr, in);
+    }
 }
 
 /*
- * Run for every access: the common case (decoded meminfo cached, room in
- * the chunk) stores 16 bytes and makes no call, so it saves no
- * registers. The writer thread predicts and encodes (pack.c).
+ * Run for every access: the common case (the first decoded meminfo
+ * cached, with a short form, an address below 2^47, room in the chunk)
+ * stores 8 bytes made of the cached entry and the address, and makes no
+ * call, so it saves no registers. The writer thread predicts and
+ * encodes (pack.c).
  */
 void mem_access_packed_cb(unsigned int vcpu_index, qemu_plugin_meminfo_t info,
                           uint64_t vaddr, void *udata)
 {
     const struct insn_info *in = udata;
-    struct vcpu *vc = vcpu_of(vcpu_index);
-    uint64_t e;
-    uint8_t *p;
+    uint64_t e = atomic_load_explicit((_Atomic uint64_t *)&in->meminfo,
+                                      memory_order_relaxed);
 
-    if (!vc) {
-        return;
+    /* info's entry, valid with a short form: bits 30-31 are 10. */
+    if (__builtin_expect((e >> 30) == ((uint64_t)info << 2 | 2) &&
+                         (vaddr >> STAGED_SMEM_VADDR_BITS) == 0 &&
+                         vcpu_index < MAX_VCPUS, 1)) {
+        struct vbuf *vb = &vcpus[vcpu_index].buf;
+        uint8_t *p = vb->pos;
+
+        if (__builtin_expect(p + STAGED_MEM_BYTES <= vb->end &&
+                             vb->pack != NULL, 1)) {
+            stage_short(p, (uint32_t)e, vaddr);
+            vb->pos = p + STAGED_SMEM_BYTES;
+            return;
+        }
     }
-    e = meminfo_find(info, in);
-    p = vc->buf.pos;
-    if (__builtin_expect(e && p + STAGED_MEM_BYTES <= vc->buf.end &&
-                         vc->buf.pack != NULL, 1)) {
-        stage_access(p, in, (uint8_t)e, vaddr);
-        vc->buf.pos = p + STAGED_MEM_BYTES;
-        return;
-    }
-    mem_packed_slow(vc, info, vaddr, in);
+    mem_packed_any(vcpu_index, info, vaddr, in);
 }
 
 /* The accessed value (QEMU 9.2+); a 16-byte access keeps its low half. */
@@ -458,7 +520,7 @@ void mem_access_sys_cb(unsigned int vcpu_index, qemu_plugin_meminfo_t info,
     if (__builtin_expect(e && q + STAGED_MEM_BYTES <= vc->buf.end &&
                          pack_xlate(ps, &vc->buf, vaddr, off), 1)) {
         q = vc->buf.pos;
-        stage_access(q, in, (uint8_t)e, vaddr);
+        stage_access(q, in, meminfo_entry_bits(e), vaddr);
         vc->buf.pos = q + STAGED_MEM_BYTES;
         return;
     }
