@@ -38,7 +38,7 @@ EXECLOG_COMPARE = ("plain", "blocks+mem", "insns+mem", "text-log")
 BACKENDS_WORKLOAD = "short-blocks/200"
 BACKENDS_COMPARE = ("plain", "blocks") + BACKENDS
 FLOORS = ("floor:trans", "floor:inline", "floor:callback", "floor:mem",
-          "floor:append8", "floor:phys")
+          "floor:mem-append8", "floor:append8", "floor:phys")
 EXECLOG_WORKLOAD = "short-blocks/20"
 READER_WORKLOAD = "xz -1 (1 MB)"
 MODES = [
@@ -127,6 +127,10 @@ MODES = [
     ("floor:callback", "", "an empty callback per block"),
     ("floor:mem", "mem=on",
      "an empty callback per block and per load and store"),
+    ("floor:mem-append8", "mem-append=on",
+     "a callback per block and per load and store, each appending 8 "
+     "bytes to a ring, no I/O (the least a trace that stages every "
+     "access can cost)"),
     ("floor:append8", "append=on",
      "a callback appending 8 bytes per block to a ring, no I/O"),
     ("floor:phys", "phys=on",

@@ -9,7 +9,10 @@
  * floor of a counting mode); `trans=on` only sees each translation and
  * instruments nothing (what loading a plugin costs at all); `mem=on`
  * adds an empty callback on every load and store to the empty block
- * callback (the floor of a trace of blocks and accesses); `phys=on`
+ * callback (the floor of a trace of blocks and accesses); `mem-append=on`
+ * appends 8 bytes per block and per access (its address) to the ring
+ * instead (the floor of a trace that stages each access in 8 bytes, with
+ * nothing encoded or written); `phys=on`
  * makes that callback ask QEMU where a RAM access went, as a system-mode
  * trace with physical addresses must (the floor of one).
  */
@@ -54,6 +57,21 @@ static void access_empty(unsigned int vcpu_index, qemu_plugin_meminfo_t info,
     (void)info;
     (void)vaddr;
     (void)udata;
+}
+
+static void access_append(unsigned int vcpu_index,
+                          qemu_plugin_meminfo_t info, uint64_t vaddr,
+                          void *udata)
+{
+    struct ring *r;
+
+    (void)info;
+    (void)udata;
+    if (vcpu_index >= MAX_VCPUS) {
+        return;
+    }
+    r = &rings[vcpu_index];
+    r->word[r->pos++ & (RING_WORDS - 1)] = vaddr;
 }
 
 /* Kept where the compiler cannot drop the calls that made it. */
@@ -133,6 +151,10 @@ int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
             trans_only = true;
         } else if (strcmp(argv[i], "mem=on") == 0) {
             hook_accesses = true;
+        } else if (strcmp(argv[i], "mem-append=on") == 0) {
+            hook_accesses = true;
+            block_cb = block_append;
+            access_cb = access_append;
         } else if (strcmp(argv[i], "phys=on") == 0) {
             hook_accesses = true;
             access_cb = access_phys;
