@@ -880,25 +880,9 @@ predicted_blocks(struct predictor *pr, const uint8_t **pp,
     return made;
 }
 
-static uint64_t __attribute__((noinline))
-put_predicted_short(struct predictor *pr, const uint8_t **pp,
-                    const uint8_t *end, uint64_t *n, uint32_t *taken)
-{
-    return predicted_blocks(pr, pp, end, n, taken, FORM_SHORT);
-}
-
-static uint64_t __attribute__((noinline))
-put_predicted_long(struct predictor *pr, const uint8_t **pp,
-                   const uint8_t *end, uint64_t *n, uint32_t *taken,
-                   enum access_form form)
-{
-    return predicted_blocks(pr, pp, end, n, taken, form);
-}
-
 /*
  * The form of the accesses of the block at p (its word read): short
- * ones in a stream that has them, unless the first is not. The loop
- * stops at a block whose accesses are of another form.
+ * ones in a stream that has them, unless the first is not.
  */
 static enum access_form block_form(const struct predictor *pr,
                                    const uint8_t *p, const uint8_t *end)
@@ -909,6 +893,60 @@ static enum access_form block_form(const struct predictor *pr,
     return end - p >= 2 * (ptrdiff_t)STAGED_WORD &&
            staged_is_mem(load32(p + STAGED_WORD)) ? FORM_LONG_SHORT_KEYS :
                                                     FORM_SHORT;
+}
+
+/*
+ * The blocks from *pp on with their accesses, while those are of form
+ * form: runs of fully predicted ones (predicted_blocks), each other one
+ * through put_block_acc, in one loop rather than a call for each run.
+ * Stops at any item that is not a block, or a block of another form.
+ */
+static inline __attribute__((always_inline)) uint8_t *
+blocks_of_form(struct predictor *pr, const uint8_t **pp, const uint8_t *end,
+               uint8_t *q, uint64_t *n, uint32_t *seen, enum access_form form)
+{
+    const uint8_t *p = *pp;
+    uint32_t bits = 0;
+
+    for (;;) {
+        const uint8_t *from = p;
+        uint32_t taken;
+        uint64_t made;
+
+        q = put_hits(pr, q, n);
+        made = predicted_blocks(pr, &p, end, n, &taken, form);
+        if (p != from) {
+            bits |= made ? 3 : 1;
+        }
+        if (end - p < (ptrdiff_t)STAGED_WORD || load32(p) >= STAGED_MEM) {
+            break;
+        }
+        q = put_block_acc(pr, &p, end, q, n, taken, form);
+        /* A predicted block made its accesses already: cur_k. */
+        bits |= pr->cur_k ? 3 : 1;
+        if (end - p < (ptrdiff_t)STAGED_WORD || load32(p) >= STAGED_MEM ||
+            block_form(pr, p, end) != form) {
+            break;
+        }
+    }
+    *seen |= bits;
+    *pp = p;
+    return q;
+}
+
+static uint8_t * __attribute__((noinline))
+put_short_blocks(struct predictor *pr, const uint8_t **pp,
+                 const uint8_t *end, uint8_t *q, uint64_t *n, uint32_t *seen)
+{
+    return blocks_of_form(pr, pp, end, q, n, seen, FORM_SHORT);
+}
+
+static uint8_t * __attribute__((noinline))
+put_long_blocks(struct predictor *pr, const uint8_t **pp,
+                const uint8_t *end, uint8_t *q, uint64_t *n, uint32_t *seen,
+                enum access_form form)
+{
+    return blocks_of_form(pr, pp, end, q, n, seen, form);
 }
 
 /*
@@ -949,25 +987,11 @@ static uint8_t *transcode_accesses(struct predictor *pr,
             }
         }
         if (end - p >= (ptrdiff_t)STAGED_WORD && w < STAGED_MEM) {
-            const uint8_t *from = p;
-            enum access_form form;
-            uint32_t taken;
-            uint64_t made;
+            enum access_form form = block_form(pr, p, end);
 
-            q = put_hits(pr, q, n);
-            form = block_form(pr, p, end);
-            made = form == FORM_SHORT ?
-                   put_predicted_short(pr, &p, end, n, &taken) :
-                   put_predicted_long(pr, &p, end, n, &taken, form);
-            if (p != from) {
-                *seen |= made ? 3 : 1;
-            }
-            if (end - p < (ptrdiff_t)STAGED_WORD || load32(p) >= STAGED_MEM) {
-                continue;
-            }
-            q = put_block_acc(pr, &p, end, q, n, taken, form);
-            /* A predicted block made its accesses already: cur_k. */
-            *seen |= pr->cur_k ? 3 : 1;
+            q = form == FORM_SHORT ?
+                put_short_blocks(pr, &p, end, q, n, seen) :
+                put_long_blocks(pr, &p, end, q, n, seen, form);
             continue;
         }
         if ((len = staged_access_len(p, end)) != 0) {
