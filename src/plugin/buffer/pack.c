@@ -722,7 +722,7 @@ access_of_form(const uint8_t *a, enum access_form form, uint64_t *vaddr)
 }
 
 /*
- * A block put_predicted_blocks did not take, written (PK_BLOCK_EXPLICIT
+ * A block predicted_blocks did not take, written (PK_BLOCK_EXPLICIT
  * when only its accesses missed), then the accesses staged right after
  * it as put_access writes them, from access taken on: the ones before
  * it, of form form, were predicted (take_predicted moved their
@@ -804,11 +804,11 @@ take_predicted(struct packed_acc *tab, uint32_t id, uint32_t base,
 /*
  * The fully predicted blocks from *pp on (put_block_acc's first case)
  * in a tight loop, the predictors' state in registers: the writer's hot
- * loop when the stream has accesses, all of form form. Stops at the first block that is not, or
- * any other item, leaving it to put_block_acc and the rest; *taken is
- * how many of that block's accesses were predicted before one that was
- * not (their entries have moved). Returns the accesses the blocks
- * taken made.
+ * loop when the stream has accesses, all of form form. Stops at the
+ * first block that is not, or any other item, leaving it to
+ * put_block_acc and the rest; *taken is how many of that block's
+ * accesses were predicted before one that was not (their entries have
+ * moved). Returns the accesses the blocks taken made.
  */
 static inline __attribute__((always_inline)) uint64_t
 predicted_blocks(struct predictor *pr, const uint8_t **pp,
