@@ -23,7 +23,8 @@ struct insn_info {
     _Atomic uint8_t device;     /* system mode: it reached a device
                                    (mmio-cache.h knows where) */
     char *disas;                /* QEMU's text, only for the log sink */
-    _Atomic uint64_t meminfo;   /* an access: meminfo << 32 | decoded */
+    _Atomic uint64_t meminfo;   /* an access: meminfo << 32 | decoded
+                                   (mem.c, MEMINFO_VALID) */
     _Atomic uint64_t meminfo2;  /* another (a load and a store) */
     uint64_t staged_head;       /* its accesses' staged words (pack.h) */
 };

@@ -53,12 +53,6 @@ static inline uint8_t meminfo_entry_bits(uint64_t e)
     return staged_smem_info((uint32_t)e);
 }
 
-/* The entry's short word 0, the address's bits still clear; 0: none. */
-static inline uint32_t meminfo_short_head(uint64_t e)
-{
-    return ((uint32_t)e >> 30) == 2 ? (uint32_t)e : 0;
-}
-
 static uint8_t __attribute__((noinline))
 decode_meminfo(qemu_plugin_meminfo_t info, const struct insn_info *in)
 {
@@ -264,8 +258,7 @@ static void __attribute__((noinline))
 mem_packed_slow(struct vcpu *vc, qemu_plugin_meminfo_t info, uint64_t vaddr,
                 const struct insn_info *in)
 {
-    uint64_t e;
-    uint8_t *p;
+    uint8_t *p, bits;
 
     if (!vc->buf.pack || !in_current_block(vc, in)) {
         /* No packing state (a raw stream), or a stray access. */
@@ -273,17 +266,15 @@ mem_packed_slow(struct vcpu *vc, qemu_plugin_meminfo_t info, uint64_t vaddr,
         return;
     }
     p = vbuf_reserve(&vc->buf, STAGED_MEM_BYTES);
-    e = meminfo_find(info, in);
-    if (!e) {
-        decode_meminfo(info, in);
-        e = meminfo_find(info, in);
-    }
-    if ((vaddr >> STAGED_SMEM_VADDR_BITS) == 0 && meminfo_short_head(e)) {
-        stage_short(p, meminfo_short_head(e), vaddr);
+    bits = meminfo_bits(info, in);
+    if ((vaddr >> STAGED_SMEM_VADDR_BITS) == 0 &&
+        in->idx <= STAGED_SMEM_MAX_IDX) {
+        stage_short(p, staged_smem_head(in->idx) | (uint32_t)bits << 15,
+                    vaddr);
         pack_commit(&vc->buf, p + STAGED_SMEM_BYTES);
         return;
     }
-    stage_access(p, in, meminfo_entry_bits(e), vaddr);
+    stage_access(p, in, bits, vaddr);
 }
 
 /* Everything but mem_access_packed_cb's common case. */
