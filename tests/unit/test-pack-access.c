@@ -131,7 +131,8 @@ static void stage_access_at(struct stage *st, const struct tb_info *tb,
     }
     p = vbuf_reserve(&st->vb, STAGED_MEM_BYTES);
     if (!phys_test && vaddr >> STAGED_SMEM_VADDR_BITS == 0) {
-        uint64_t w = staged_smem(staged_smem_head(idx), info, vaddr);
+        uint64_t w = staged_smem(staged_smem_word0(staged_smem_head(idx),
+                                                   info), vaddr);
 
         memcpy(p, &w, 8);
         st->vb.pos = p + STAGED_SMEM_BYTES;

@@ -485,22 +485,50 @@ struct staged_access {
     uint64_t head;                  /* a 16-byte access's head, else 0 */
 };
 
-/* The staged access at p (end - p >= its length): its length. */
-static inline size_t read_access(const struct predictor *pr,
-                                 const uint8_t *p, struct staged_access *a)
-{
-    uint32_t w0 = load32(p);
+/*
+ * The forms of a run of accesses: short ones, 16-byte ones in a stream
+ * that has short ones (their keys are the short form's), 16-byte ones
+ * in a stream of those only.
+ */
+enum access_form { FORM_SHORT, FORM_LONG_SHORT_KEYS, FORM_LONG };
 
-    if (staged_is_smem(w0)) {
-        a->key = staged_smem_key(w0);
-        a->vaddr = staged_smem_vaddr(w0, load32(p + 4));
-        a->head = 0;
-        return STAGED_SMEM_BYTES;
+static inline size_t form_size(enum access_form form)
+{
+    return form == FORM_SHORT ? STAGED_SMEM_BYTES : STAGED_MEM_BYTES;
+}
+
+/*
+ * The staged access of form form at a: its key as the table keeps it,
+ * and its address. An item that is not an access of that form has a
+ * key no entry has.
+ */
+static inline __attribute__((always_inline)) uint64_t
+access_of_form(const uint8_t *a, enum access_form form, uint64_t *vaddr)
+{
+    if (form == FORM_SHORT) {
+        uint32_t w0 = load32(a);
+
+        *vaddr = staged_smem_vaddr(w0, load32(a + 4));
+        return staged_smem_key(w0);
     }
-    a->head = load64(p);
-    a->key = pr->short_keys ? staged_mem_key(a->head) : a->head;
-    a->vaddr = load64(p + 8);
-    return STAGED_MEM_BYTES;
+    *vaddr = load64(a + 8);
+    if (form == FORM_LONG_SHORT_KEYS) {
+        /* No key has all bits set: it would need a pc offset of 2^32-1. */
+        return staged_is_mem(load32(a)) ? staged_mem_key(load64(a)) :
+                                          ~(uint64_t)0;
+    }
+    return load64(a);
+}
+
+/* The staged access at p, whole (staged_access_len). */
+static inline void read_access(const struct predictor *pr, const uint8_t *p,
+                               struct staged_access *a)
+{
+    enum access_form form = staged_is_smem(load32(p)) ? FORM_SHORT :
+                            pr->short_keys ? FORM_LONG_SHORT_KEYS : FORM_LONG;
+
+    a->key = access_of_form(p, form, &a->vaddr);
+    a->head = form == FORM_SHORT ? 0 : load64(p);
 }
 
 /* The length of the staged access at p, 0 if there is none whole. */
@@ -684,41 +712,6 @@ static uint8_t *put_named(struct predictor *pr, uint8_t *q, uint32_t id)
     }
     return packed_put_varint(q, packed_zigzag((int64_t)id -
                                               (int64_t)pr->prev));
-}
-
-/*
- * The forms of a run of accesses: short ones, 16-byte ones in a stream
- * that has short ones (their keys are the short form's), 16-byte ones
- * in a stream of those only.
- */
-enum access_form { FORM_SHORT, FORM_LONG_SHORT_KEYS, FORM_LONG };
-
-static inline size_t form_size(enum access_form form)
-{
-    return form == FORM_SHORT ? STAGED_SMEM_BYTES : STAGED_MEM_BYTES;
-}
-
-/*
- * The staged access of form form at a: its key as the table keeps it,
- * and its address. An item that is not an access of that form has a
- * key no entry has.
- */
-static inline __attribute__((always_inline)) uint64_t
-access_of_form(const uint8_t *a, enum access_form form, uint64_t *vaddr)
-{
-    if (form == FORM_SHORT) {
-        uint32_t w0 = load32(a);
-
-        *vaddr = staged_smem_vaddr(w0, load32(a + 4));
-        return staged_smem_key(w0);
-    }
-    *vaddr = load64(a + 8);
-    if (form == FORM_LONG_SHORT_KEYS) {
-        /* No key has all bits set: it would need a pc offset of 2^32-1. */
-        return staged_is_mem(load32(a)) ? staged_mem_key(load64(a)) :
-                                          ~(uint64_t)0;
-    }
-    return load64(a);
 }
 
 /*

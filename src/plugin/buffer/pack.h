@@ -98,11 +98,16 @@ static inline uint32_t staged_smem_head(uint32_t idx)
     return STAGED_SMEM | idx << 21;
 }
 
-/* The staged 8 bytes of an access: head from staged_smem_head. */
-static inline uint64_t staged_smem(uint32_t head, uint8_t info,
-                                   uint64_t vaddr)
+/* Word 0 of an access of head (staged_smem_head) and info. */
+static inline uint32_t staged_smem_word0(uint32_t head, uint8_t info)
 {
-    return vaddr << 32 | head | (uint32_t)info << 15 | vaddr >> 32;
+    return head | (uint32_t)info << 15;
+}
+
+/* The staged 8 bytes of an access: w0 (staged_smem_word0), the address. */
+static inline uint64_t staged_smem(uint32_t w0, uint64_t vaddr)
+{
+    return vaddr << 32 | vaddr >> 32 | w0;
 }
 
 static inline uint64_t staged_smem_vaddr(uint32_t w0, uint32_t w1)
@@ -135,7 +140,8 @@ static inline uint64_t staged_mem_key(uint64_t head)
     uint8_t info = (uint8_t)head;
 
     if (idx <= STAGED_SMEM_MAX_IDX && info <= STAGED_SMEM_MAX_INFO) {
-        return staged_smem_key(staged_smem_head(idx) | (uint32_t)info << 15);
+        return staged_smem_key(staged_smem_word0(staged_smem_head(idx),
+                                                 info));
     }
     return head;
 }

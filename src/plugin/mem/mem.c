@@ -73,9 +73,10 @@ decode_meminfo(qemu_plugin_meminfo_t info, const struct insn_info *in)
         slot = (_Atomic uint64_t *)&in->meminfo2;
     }
     atomic_store_explicit(slot, (uint64_t)info << 32 | MEMINFO_VALID |
-                          (in->idx <= STAGED_SMEM_MAX_IDX ?
-                           staged_smem_head(in->idx) : MEMINFO_LONG) |
-                          (uint32_t)bits << 15, memory_order_relaxed);
+                          staged_smem_word0(in->idx <= STAGED_SMEM_MAX_IDX ?
+                                            staged_smem_head(in->idx) :
+                                            MEMINFO_LONG, bits),
+                          memory_order_relaxed);
     return bits;
 }
 
@@ -228,10 +229,10 @@ static inline void stage_access(uint8_t *p, const struct insn_info *in,
     memcpy(p + sizeof(head), &vaddr, sizeof(vaddr));
 }
 
-/* The 8 bytes of a short access: word 0 from head, then the address. */
-static inline void stage_short(uint8_t *p, uint32_t head, uint64_t vaddr)
+/* The 8 bytes of a short access at p: word 0 w0, then the address. */
+static inline void stage_short(uint8_t *p, uint32_t w0, uint64_t vaddr)
 {
-    uint64_t w = vaddr << 32 | vaddr >> 32 | head;
+    uint64_t w = staged_smem(w0, vaddr);
 
     memcpy(p, &w, sizeof(w));
 }
@@ -269,7 +270,7 @@ mem_packed_slow(struct vcpu *vc, qemu_plugin_meminfo_t info, uint64_t vaddr,
     bits = meminfo_bits(info, in);
     if ((vaddr >> STAGED_SMEM_VADDR_BITS) == 0 &&
         in->idx <= STAGED_SMEM_MAX_IDX) {
-        stage_short(p, staged_smem_head(in->idx) | (uint32_t)bits << 15,
+        stage_short(p, staged_smem_word0(staged_smem_head(in->idx), bits),
                     vaddr);
         pack_commit(&vc->buf, p + STAGED_SMEM_BYTES);
         return;
