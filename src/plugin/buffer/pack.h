@@ -56,12 +56,6 @@ static inline uint64_t staged_mem_head(uint32_t idx, uint32_t pc_off)
                                                  << 8;
 }
 
-/* The descriptor in a staged head. */
-static inline uint64_t staged_mem_desc(uint64_t head)
-{
-    return head & ~(uint64_t)0xf0000000u;
-}
-
 /*
  * The same access in 8 bytes, user mode's usual form: half the bytes
  * the vCPU stores and the writer reads, on the two cores. Word 0 is
