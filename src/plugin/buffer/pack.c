@@ -111,6 +111,22 @@ static const uint8_t *next_word(const uint8_t *base, const uint8_t *p)
         STAGED_WORD;
 }
 
+/* The length of the staged access at p, 0 if there is none whole. */
+static inline size_t staged_access_len(const uint8_t *p, const uint8_t *end)
+{
+    uint32_t w;
+
+    if (end - p < (ptrdiff_t)STAGED_SMEM_BYTES) {
+        return 0;
+    }
+    w = load32(p);
+    if (staged_is_smem(w)) {
+        return STAGED_SMEM_BYTES;
+    }
+    return staged_is_mem(w) && end - p >= (ptrdiff_t)STAGED_MEM_BYTES ?
+           STAGED_MEM_BYTES : 0;
+}
+
 /*
  * The end of the staged item at p (a block, or an escape word and its
  * packet), or NULL if it runs past end; *rec is set for a record packet.
@@ -121,13 +137,10 @@ static const uint8_t *staged_item(const uint8_t *base, const uint8_t *p,
     uint32_t w = load32(p);
 
     *rec = NULL;
-    if (staged_is_smem(w)) {
-        return end - p >= (ptrdiff_t)STAGED_SMEM_BYTES ?
-               p + STAGED_SMEM_BYTES : NULL;
-    }
-    if (staged_is_mem(w)) {
-        return end - p >= (ptrdiff_t)STAGED_MEM_BYTES ?
-               p + STAGED_MEM_BYTES : NULL;
+    if (staged_is_smem(w) || staged_is_mem(w)) {
+        size_t len = staged_access_len(p, end);
+
+        return len ? p + len : NULL;
     }
     if (staged_is_qfunc(w)) {
         size_t len = w & STAGED_QFUNC_EXIT ? STAGED_QEXIT_BYTES :
@@ -529,22 +542,6 @@ static inline void read_access(const struct predictor *pr, const uint8_t *p,
 
     a->key = access_of_form(p, form, &a->vaddr);
     a->head = form == FORM_SHORT ? 0 : load64(p);
-}
-
-/* The length of the staged access at p, 0 if there is none whole. */
-static inline size_t staged_access_len(const uint8_t *p, const uint8_t *end)
-{
-    uint32_t w;
-
-    if (end - p < (ptrdiff_t)STAGED_SMEM_BYTES) {
-        return 0;
-    }
-    w = load32(p);
-    if (staged_is_smem(w)) {
-        return STAGED_SMEM_BYTES;
-    }
-    return staged_is_mem(w) && end - p >= (ptrdiff_t)STAGED_MEM_BYTES ?
-           STAGED_MEM_BYTES : 0;
 }
 
 static uint8_t * __attribute__((noinline))
