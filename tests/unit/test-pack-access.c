@@ -9,7 +9,7 @@
  * by a record or by a chunk's end, a restart in the middle of a block,
  * physical addresses through the translation cache of system mode. A
  * strided loop costs no byte per iteration; a cut chunk never yields a
- * wrong record.
+ * wrong record, and a record keeps its place among the accesses.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -58,6 +58,10 @@ static bool phys_test;
 
 static struct event events[MAX_EVENTS];
 static size_t n_events;
+
+/* Where each record staged among them lies: the events before it. */
+static size_t rec_at[MAX_EVENTS];
+static size_t n_recs;
 static uint32_t test_stream = 100u;
 
 struct stage {
@@ -163,6 +167,7 @@ static void stage_record(struct stage *st)
     r->hdr.id = QTRACE_EV_VCPU_INIT;
     r->hdr.size = sizeof(*r);
     r->hdr.time = st->icount;
+    rec_at[n_recs++] = n_events;
 }
 
 /* What a lossy drop writes: the lost record; the block goes on. */
@@ -269,13 +274,14 @@ static void check_record(const uint8_t *rec, const struct event *e)
 
 /*
  * Expand the chunks in order and check every block and access against
- * what was staged; records carried as they are are skipped. Returns the
- * records the unpacker made.
+ * what was staged, and that each record staged among them comes where
+ * it was staged; other records carried as they are are skipped. Returns
+ * the records the unpacker made.
  */
 static size_t expect_events(struct chunk **chunks, size_t n_chunks)
 {
     struct unpacker u;
-    size_t at = 0, made = 0, i;
+    size_t at = 0, made = 0, recs = 0, i;
     char why[128] = "";
 
     assert_int_equal(unpack_init(&u, project_catalog(), NULL), 0);
@@ -291,6 +297,13 @@ static size_t expect_events(struct chunk **chunks, size_t n_chunks)
         while ((ret = unpack_next(&u, c->data, &p, end, &rec, &avail, why,
                                   sizeof(why))) > 0) {
             if (ret == 2) {
+                /* A record staged among them: its place among events. */
+                if (((const struct qtrace_rec *)rec)->id ==
+                    QTRACE_EV_VCPU_INIT) {
+                    assert_true(recs < n_recs);
+                    assert_int_equal(at, rec_at[recs]);
+                    recs++;
+                }
                 p = rec + ((const struct qtrace_rec *)rec)->size;
                 continue;
             }
@@ -302,6 +315,7 @@ static size_t expect_events(struct chunk **chunks, size_t n_chunks)
         }
     }
     assert_int_equal(at, n_events);
+    assert_int_equal(recs, n_recs);
     unpack_fini(&u);
     return made;
 }
@@ -357,6 +371,7 @@ static void begin_test(struct stage *st)
 {
     stage_init(st);
     n_events = 0;
+    n_recs = 0;
     st->icount = 0;
     st->any_access = st->chunk_access = false;
     test_stream++;
@@ -509,6 +524,50 @@ static void test_pack_access_chunks_and_restart(void **state)
             stage_access(&st, a, 4, 3, 0x800000 + 64 * i + 32);
         }
         if (i % 50 == 49) {
+            chunks[n_chunks++] = stage_pack(&st);
+        }
+    }
+    chunks[n_chunks++] = stage_pack(&st);
+    assert_true(n_chunks < 64);
+    expect_events(chunks, n_chunks);
+    assert_int_equal(count_events(chunks, n_chunks), n_events);
+    while (n_chunks) {
+        free(chunks[--n_chunks]);
+    }
+    free(st.chunk);
+}
+
+/*
+ * Records between blocks, as the call tracker stages its events (after
+ * the block before made its accesses, before the next block's id): after
+ * blocks whose accesses were all predicted and after blocks with
+ * misses, with chunks ending anywhere. Each record keeps its place.
+ */
+static void test_pack_access_between_blocks(void **state)
+{
+    struct stage st = { .chunk = NULL };
+    struct tb_info *a = new_block(0x407000, 3), *b = new_block(0x407100, 2);
+    struct chunk *chunks[64];
+    size_t n_chunks = 0;
+    uint32_t i;
+
+    (void)state;
+    begin_test(&st);
+    for (i = 0; i < 900; i++) {
+        const struct tb_info *tb = i % 3 ? a : b;
+
+        if (i % 4 == 1 || i % 7 == 3) {
+            stage_record(&st);
+        }
+        stage_block(&st, tb);
+        stage_access(&st, tb, 0, 3, 0x600000 + 8 * i);
+        if (tb == a) {
+            stage_access(&st, a, 2, 2, i % 5 ? 0x610000 : 0x620000 + i);
+            if (i % 11 == 0) {
+                stage_access(&st, a, 2, 2, 0x630000);
+            }
+        }
+        if (i % 61 == 60) {
             chunks[n_chunks++] = stage_pack(&st);
         }
     }
@@ -683,6 +742,7 @@ int main(void)
         cmocka_unit_test(test_pack_access_irregular),
         cmocka_unit_test(test_pack_access_chunks_and_restart),
         cmocka_unit_test(test_pack_access_late_first),
+        cmocka_unit_test(test_pack_access_between_blocks),
         cmocka_unit_test(test_pack_access_cut),
         cmocka_unit_test(test_pack_access_phys),
     };
