@@ -544,15 +544,22 @@ static inline void read_access(const struct predictor *pr, const uint8_t *p,
     a->head = form == FORM_SHORT ? 0 : load64(p);
 }
 
+/* The packet of hits predicted accesses (at least one). */
+static inline uint8_t *hits_packet(uint8_t *q, uint32_t hits)
+{
+    if (hits <= PK_HITS_SHORT_MAX) {
+        *q++ = (uint8_t)(PK_HITS_SHORT + hits - 1);
+    } else {
+        *q++ = PK_HITS;
+        q = packed_put_varint(q, hits);
+    }
+    return q;
+}
+
 static uint8_t * __attribute__((noinline))
 flush_hits(struct predictor *pr, uint8_t *q, uint64_t *n)
 {
-    if (pr->hits <= PK_HITS_SHORT_MAX) {
-        *q++ = (uint8_t)(PK_HITS_SHORT + pr->hits - 1);
-    } else {
-        *q++ = PK_HITS;
-        q = packed_put_varint(q, pr->hits);
-    }
+    q = hits_packet(q, pr->hits);
     *n += pr->hits;
     pr->hits = 0;
     return q;
@@ -623,44 +630,94 @@ static uint8_t *first_access(struct predictor *pr, uint8_t *q, uint64_t *n)
 }
 
 /*
- * Access k of block id, the entry of (id, k) at e: nothing (a hit,
- * counted), a stride miss (its delta from the prediction) or a PK_MEM
- * packet (a static access not known, or known as another). The entry
- * then learns it.
+ * What the writer keeps while it writes a run of blocks and their
+ * accesses (blocks_run, put_access), in locals: the predictors' history,
+ * the pending run and hits, the records and event bits made. A store
+ * through the predictor per access cost a tenth of the packing.
  */
-static inline uint8_t *put_block_access(struct predictor *pr,
-                                        struct packed_acc *e, uint32_t id,
-                                        uint32_t k,
-                                        const struct staged_access *sa,
-                                        uint8_t *q, uint64_t *n)
+struct block_run {
+    uint8_t *q;
+    uint32_t prev, prev2, run;
+    uint32_t cur_tb, cur_k;
+    uint32_t hits;
+    uint64_t last_vaddr;
+    uint64_t records;
+    uint32_t bits;                  /* packet_bit()s */
+};
+
+static inline struct block_run run_begin(const struct predictor *pr,
+                                         uint8_t *q)
+{
+    return (struct block_run){
+        .q = q, .prev = pr->prev, .prev2 = pr->prev2, .run = pr->run,
+        .cur_tb = pr->cur_tb, .cur_k = pr->cur_k, .hits = pr->hits,
+        .last_vaddr = pr->last_vaddr,
+    };
+}
+
+static inline uint8_t *run_end(struct predictor *pr,
+                               const struct block_run *s, uint64_t *n,
+                               uint32_t *seen)
+{
+    pr->prev = s->prev;
+    pr->prev2 = s->prev2;
+    pr->run = s->run;
+    pr->cur_tb = s->cur_tb;
+    pr->cur_k = s->cur_k;
+    pr->hits = s->hits;
+    pr->last_vaddr = s->last_vaddr;
+    *n += s->records;
+    *seen |= s->bits;
+    return s->q;
+}
+
+/* The pending hits, before any other packet. */
+static inline void run_flush_hits(struct block_run *s)
+{
+    if (s->hits) {
+        s->q = hits_packet(s->q, s->hits);
+        s->records += s->hits;
+        s->hits = 0;
+    }
+}
+
+/*
+ * Access k of the current block, the entry of (block, k) at e: nothing
+ * (a hit, counted), a stride miss (its delta from the prediction) or a
+ * PK_MEM packet (a static access not known, or known as another). The
+ * entry then learns it.
+ */
+static inline __attribute__((always_inline)) void
+run_access(struct predictor *pr, struct block_run *s, struct packed_acc *e,
+           uint32_t k, const struct staged_access *sa)
 {
     uint64_t vaddr = sa->vaddr;
 
-    if (packed_acc_key_is(e, id, k) && e->desc == sa->key) {
+    if (packed_acc_key_is(e, s->cur_tb, k) && e->desc == sa->key) {
         uint64_t z = packed_zigzag((int64_t)(vaddr - packed_acc_next(e)));
 
         if (z == 0) {
-            pr->hits++;
+            s->hits++;
         } else {
-            q = put_hits(pr, q, n);
+            run_flush_hits(s);
             if (z <= PK_DELTA_SHORT_MAX) {
-                *q++ = (uint8_t)(PK_DELTA_SHORT + z);
+                *s->q++ = (uint8_t)(PK_DELTA_SHORT + z);
             } else {
-                *q++ = PK_DELTA;
-                q = packed_put_varint(q, z);
+                *s->q++ = PK_DELTA;
+                s->q = packed_put_varint(s->q, z);
             }
-            (*n)++;
+            s->records++;
             e->stride = vaddr - e->last;
         }
         e->last = vaddr;
     } else {
-        q = put_hits(pr, q, n);
-        q = put_mem(pr, q, sa, 0);
-        (*n)++;
-        packed_acc_learn(e, id, k, sa->key, vaddr);
+        run_flush_hits(s);
+        pr->last_vaddr = s->last_vaddr;
+        s->q = put_mem(pr, s->q, sa, 0);
+        s->records++;
+        packed_acc_learn(e, s->cur_tb, k, sa->key, vaddr);
     }
-    pr->last_vaddr = vaddr;
-    return q;
+    s->last_vaddr = vaddr;
 }
 
 /*
@@ -680,6 +737,9 @@ static uint8_t *put_access(struct predictor *pr,
                            const struct staged_access *sa, uint8_t *q,
                            uint64_t *n)
 {
+    struct block_run run;
+    uint32_t seen = 0;
+
     pr->chunk_access = true;
     if (!pr->any_access) {
         q = first_access(pr, q, n);
@@ -692,10 +752,11 @@ static uint8_t *put_access(struct predictor *pr,
         pr->last_vaddr = sa->vaddr;
         return q;
     }
-    q = put_block_access(pr, packed_acc_at(pr->acc, pr->cur_tb, pr->cur_k),
-                         pr->cur_tb, pr->cur_k, sa, q, n);
-    pr->cur_k++;
-    return q;
+    run = run_begin(pr, q);
+    run_access(pr, &run, packed_acc_at(pr->acc, pr->cur_tb, pr->cur_k),
+               pr->cur_k, sa);
+    run.cur_k++;
+    return run_end(pr, &run, n, &seen);
 }
 
 /* A block packet after the pending run: the block missed, named. */
@@ -712,65 +773,11 @@ static uint8_t *put_named(struct predictor *pr, uint8_t *q, uint32_t id)
 }
 
 /*
- * A block predicted_blocks did not take, written (PK_BLOCK_EXPLICIT
- * when only its accesses missed), then the accesses staged right after
- * it as put_access writes them, from access taken on: the ones before
- * it, of form form, were predicted (take_predicted moved their
- * entries) and count as hits. *pp moves past what was taken. Before the
- * stream's first access, that access is left to put_access.
- */
-static uint8_t *put_block_acc(struct predictor *pr, const uint8_t **pp,
-                              const uint8_t *end, uint8_t *q, uint64_t *n,
-                              uint32_t taken, enum access_form form)
-{
-    const uint8_t *p = *pp + STAGED_WORD + taken * form_size(form);
-    uint32_t id = load32(*pp), base = packed_acc_base(id), k = taken, *slot;
-    struct staged_access sa;
-    size_t len;
-
-    if (pr->cur_tb) {
-        packed_acc_end_block(pr->acc, pr->cur_tb, pr->cur_k);
-    }
-    slot = &pr->slot[packed_slot(pr->prev, pr->prev2)];
-    if (*slot == id) {
-        *q++ = PK_BLOCK_EXPLICIT;
-        q = packed_put_varint(q, pr->run);
-    } else {
-        *slot = id;
-        q = put_named(pr, q, id);
-    }
-    *n += pr->run + 1;
-    pr->run = 0;
-    pr->prev2 = pr->prev;
-    pr->prev = id;
-    pr->acc_tb = id;
-    if (taken) {
-        pr->hits += taken;
-        access_of_form(p - form_size(form), form, &pr->last_vaddr);
-    }
-    while (pr->any_access && (len = staged_access_len(p, end)) != 0) {
-        struct packed_acc *e = &pr->acc[(base + k) & (PACKED_ACC_SLOTS - 1)];
-
-        read_access(pr, p, &sa);
-        q = put_block_access(pr, e, id, k, &sa, q, n);
-        k++;
-        p += len;
-    }
-    if (k) {
-        pr->chunk_access = true;
-    }
-    pr->cur_tb = id;
-    pr->cur_k = k;
-    *pp = p;
-    return q;
-}
-
-/*
  * How many of the m staged accesses of form form at a, from the first
  * on, are those block id's table entries from base on predict (same
  * key, address last + stride): m when all are. Each entry checked and
  * predicted moves its last to the address (a hit keeps the stride);
- * put_block_acc goes on from the first that was not.
+ * blocks_run goes on from the first that was not.
  */
 static inline __attribute__((always_inline)) uint32_t
 take_predicted(struct packed_acc *tab, uint32_t id, uint32_t base,
@@ -792,85 +799,6 @@ take_predicted(struct packed_acc *tab, uint32_t id, uint32_t base,
 }
 
 /*
- * The fully predicted blocks from *pp on (put_block_acc's first case)
- * in a tight loop, the predictors' state in registers: the writer's hot
- * loop when the stream has accesses, all of form form. Stops at the
- * first block that is not, or any other item, leaving it to
- * put_block_acc and the rest; *taken is how many of that block's
- * accesses were predicted before one that was not (their entries have
- * moved). Returns the accesses the blocks taken made.
- */
-static inline __attribute__((always_inline)) uint64_t
-predicted_blocks(struct predictor *pr, const uint8_t **pp,
-                 const uint8_t *end, uint64_t *n, uint32_t *taken,
-                 enum access_form form)
-{
-    size_t size = form_size(form);
-    struct packed_acc *tab = pr->acc;
-    const uint8_t *p = *pp, *start = p, *acc_end = NULL;
-    uint32_t prev = pr->prev, prev2 = pr->prev2, m = 0, j;
-    uint64_t made = 0, vaddr;
-
-    *taken = 0;
-    /*
-     * The block before ends: its count first (the next block may be
-     * it). Should that block stop the loop, put_block_acc does the same
-     * again. A block the loop takes made as many as its entry says.
-     */
-    if (pr->cur_tb) {
-        packed_acc_end_block(tab, pr->cur_tb, pr->cur_k);
-    }
-    while (end - p >= (ptrdiff_t)STAGED_WORD) {
-        uint32_t id = load32(p), base = packed_acc_base(id), k;
-        const struct packed_acc *e0 = &tab[base];
-        const uint8_t *a = p + STAGED_WORD, *next;
-
-        if (id >= STAGED_MEM || pr->slot[packed_slot(prev, prev2)] != id) {
-            break;
-        }
-        k = packed_acc_is(e0, id, 0) ? e0->n : 0;
-        if ((size_t)(end - a) < (size_t)k * size + STAGED_WORD) {
-            break;
-        }
-        next = a + (size_t)k * size;
-        if (load32(next) >= STAGED_MEM) {
-            break;
-        }
-        if ((j = take_predicted(tab, id, base, a, k, form)) != k) {
-            *taken = j;
-            break;
-        }
-        __builtin_prefetch(&pr->slot[packed_slot(id, prev)]);
-        __builtin_prefetch(&tab[packed_acc_base(load32(next))]);
-        if (k) {
-            acc_end = next;
-        }
-        m = k;
-        made += k;
-        prev2 = prev;
-        prev = id;
-        p = next;
-    }
-    if (p == start) {
-        return 0;
-    }
-    /* The bytes taken are the blocks' words and their accesses. */
-    pr->run += (uint32_t)(((size_t)(p - start) - made * size) / STAGED_WORD);
-    pr->prev = prev;
-    pr->prev2 = prev2;
-    pr->cur_tb = prev;
-    pr->acc_tb = prev;
-    pr->cur_k = m;
-    if (acc_end) {
-        access_of_form(acc_end - size, form, &vaddr);
-        pr->last_vaddr = vaddr;
-    }
-    *n += made;
-    *pp = p;
-    return made;
-}
-
-/*
  * The form of the accesses of the block at p (its word read): short
  * ones in a stream that has them, unless the first is not.
  */
@@ -886,49 +814,146 @@ static enum access_form block_form(const struct predictor *pr,
 }
 
 /*
- * The blocks from *pp on with their accesses, while those are of form
- * form: runs of fully predicted ones (predicted_blocks), each other one
- * through put_block_acc, in one loop rather than a call for each run.
- * Stops at any item that is not a block, or a block of another form.
+ * The staged accesses of form form from *p on, of the block being
+ * written (its base entry base), from its access k on, as run_access
+ * writes them; short ones alone in FORM_SHORT, whose 16-byte ones
+ * put_access takes. Returns the block's accesses so far.
  */
-static inline __attribute__((always_inline)) uint8_t *
-blocks_of_form(struct predictor *pr, const uint8_t **pp, const uint8_t *end,
-               uint8_t *q, uint64_t *n, uint32_t *seen, enum access_form form)
+static inline __attribute__((always_inline)) uint32_t
+run_block_accesses(struct predictor *pr, struct block_run *s,
+                   const uint8_t **pp, const uint8_t *end, uint32_t base,
+                   uint32_t k, enum access_form form)
 {
     const uint8_t *p = *pp;
-    uint32_t bits = 0;
+    struct staged_access sa;
+    size_t len;
 
     for (;;) {
-        const uint8_t *from = p;
-        uint32_t taken;
-        uint64_t made;
-
-        q = put_hits(pr, q, n);
-        made = predicted_blocks(pr, &p, end, n, &taken, form);
-        if (p != from) {
-            bits |= made ? 3 : 1;
+        if (form == FORM_SHORT) {
+            if (end - p < (ptrdiff_t)STAGED_SMEM_BYTES ||
+                !staged_is_smem(load32(p))) {
+                break;
+            }
+            len = STAGED_SMEM_BYTES;
+            sa.key = access_of_form(p, FORM_SHORT, &sa.vaddr);
+            sa.head = 0;
+        } else {
+            if ((len = staged_access_len(p, end)) == 0) {
+                break;
+            }
+            read_access(pr, p, &sa);
         }
-        if (end - p < (ptrdiff_t)STAGED_WORD || load32(p) >= STAGED_MEM) {
-            break;
-        }
-        q = put_block_acc(pr, &p, end, q, n, taken, form);
-        /* A predicted block made its accesses already: cur_k. */
-        bits |= pr->cur_k ? 3 : 1;
-        if (end - p < (ptrdiff_t)STAGED_WORD || load32(p) >= STAGED_MEM ||
-            block_form(pr, p, end) != form) {
-            break;
-        }
+        run_access(pr, s, &pr->acc[(base + k) & (PACKED_ACC_SLOTS - 1)], k,
+                   &sa);
+        k++;
+        p += len;
     }
-    *seen |= bits;
     *pp = p;
-    return q;
+    return k;
+}
+
+/*
+ * The blocks from *pp on whose accesses are of form form, in one loop
+ * with the state in locals (struct block_run): the writer's hot loop
+ * when the stream has accesses. A block the block predictor foresaw
+ * whose staged accesses are the n its entry predicts, each where its
+ * entry says, followed by another block, joins the run at no byte; any
+ * other is written (PK_BLOCK_EXPLICIT when only its accesses missed),
+ * then its accesses from the first that missed (take_predicted moved
+ * the entries of those before, which count as hits). Stops at any item
+ * that is not a block, or a block of another form, leaving the current
+ * block's accesses that follow to put_access; before the stream's
+ * first access, after the block that access follows.
+ */
+static inline __attribute__((always_inline)) uint8_t *
+blocks_run(struct predictor *pr, const uint8_t **pp, const uint8_t *end,
+           uint8_t *q, uint64_t *n, uint32_t *seen, enum access_form form)
+{
+    size_t size = form_size(form);
+    struct packed_acc *tab = pr->acc;
+    const uint8_t *p = *pp;
+    struct block_run s = run_begin(pr, q);
+    bool counted = false;       /* the current block made its entry's n */
+    const bool any_access = pr->any_access;
+
+    while (end - p >= (ptrdiff_t)STAGED_WORD && load32(p) < STAGED_MEM) {
+        uint32_t id = load32(p), base = packed_acc_base(id), k, taken = 0;
+        const struct packed_acc *e0 = &tab[base];
+        const uint8_t *a = p + STAGED_WORD, *next;
+        uint32_t *slot = &pr->slot[packed_slot(s.prev, s.prev2)];
+
+        /* A block whose first access is of another form (block_form). */
+        if (form != FORM_LONG &&
+            (end - a >= (ptrdiff_t)STAGED_WORD && staged_is_mem(load32(a))) !=
+            (form == FORM_LONG_SHORT_KEYS)) {
+            break;
+        }
+        run_flush_hits(&s);
+        if (s.cur_tb && !counted) {
+            packed_acc_end_block(tab, s.cur_tb, s.cur_k);
+        }
+        k = packed_acc_is(e0, id, 0) ? e0->n : 0;
+        next = a + (size_t)k * size;
+        if (*slot == id && (size_t)(end - a) >= (size_t)k * size +
+            STAGED_WORD && load32(next) < STAGED_MEM) {
+            taken = take_predicted(tab, id, base, a, k, form);
+            if (taken == k) {
+                __builtin_prefetch(&pr->slot[packed_slot(id, s.prev)]);
+                __builtin_prefetch(&tab[packed_acc_base(load32(next))]);
+                if (k) {
+                    access_of_form(next - size, form, &s.last_vaddr);
+                    s.records += k;
+                    s.bits |= 2;
+                }
+                s.run++;
+                s.prev2 = s.prev;
+                s.prev = s.cur_tb = id;
+                s.cur_k = k;
+                counted = true;
+                p = next;
+                continue;
+            }
+        }
+        if (*slot == id) {
+            *s.q++ = PK_BLOCK_EXPLICIT;
+            s.q = packed_put_varint(s.q, s.run);
+        } else {
+            *slot = id;
+            pr->run = s.run;
+            pr->prev = s.prev;
+            s.q = put_named(pr, s.q, id);
+        }
+        s.records += s.run + 1;
+        s.run = 0;
+        s.prev2 = s.prev;
+        s.prev = s.cur_tb = id;
+        pr->acc_tb = id;
+        counted = false;
+        p = a + (size_t)taken * size;
+        if (taken) {
+            s.hits += taken;
+            access_of_form(p - size, form, &s.last_vaddr);
+        }
+        if (!any_access) {
+            s.cur_k = 0;
+            break;
+        }
+        s.cur_k = run_block_accesses(pr, &s, &p, end, base, taken, form);
+        s.bits |= s.cur_k ? 2 : 0;
+    }
+    if (p != *pp) {
+        s.bits |= 1;
+        pr->acc_tb = s.cur_tb;
+    }
+    *pp = p;
+    return run_end(pr, &s, n, seen);
 }
 
 static uint8_t * __attribute__((noinline))
 put_short_blocks(struct predictor *pr, const uint8_t **pp,
                  const uint8_t *end, uint8_t *q, uint64_t *n, uint32_t *seen)
 {
-    return blocks_of_form(pr, pp, end, q, n, seen, FORM_SHORT);
+    return blocks_run(pr, pp, end, q, n, seen, FORM_SHORT);
 }
 
 static uint8_t * __attribute__((noinline))
@@ -936,12 +961,12 @@ put_long_blocks(struct predictor *pr, const uint8_t **pp,
                 const uint8_t *end, uint8_t *q, uint64_t *n, uint32_t *seen,
                 enum access_form form)
 {
-    return blocks_of_form(pr, pp, end, q, n, seen, form);
+    return blocks_run(pr, pp, end, q, n, seen, form);
 }
 
 /*
  * The staged chunk of a stream with predicted accesses: blocks through
- * put_block_acc, accesses through put_access, the rest as before.
+ * blocks_run, accesses through put_access, the rest as before.
  * Returns the end of the packed output, or NULL with why filled.
  */
 static uint8_t *transcode_accesses(struct predictor *pr,
