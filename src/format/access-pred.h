@@ -5,10 +5,14 @@
  * the reader run in lock step, each access by the same calls in the same
  * order. A load or store is known by its block and its place in the
  * block's accesses (its static access); the table remembers, for each,
- * its instruction, size and kind, its last address and the stride from
- * the address before, and for the block's first access how many accesses
- * the block made. An access whose address is the last one plus the
- * stride costs no byte; a block whose accesses are all so costs none.
+ * its instruction, size and kind, its last address and a delta, and for
+ * the block's first access how many accesses the block made. The delta
+ * is a stride from the access's last address or, in streams with
+ * QTRACE_CHUNK_ACCESS_REL, after a miss in stride mode, an offset from
+ * the previous access's address, as the stack's accesses are at a fixed
+ * offset from each other wherever the stack is (each miss switches the
+ * mode). An access where its entry predicts costs no byte; a block
+ * whose accesses are all so costs none.
  */
 #ifndef QTRACE_FORMAT_ACCESS_PRED_H
 #define QTRACE_FORMAT_ACCESS_PRED_H
@@ -32,10 +36,25 @@ struct packed_acc {
     uint16_t n;                     /* k 0: the block's accesses last
                                        time, at most 65535 */
     uint64_t desc;                  /* packed_acc_desc(): instruction,
-                                       pc offset, info */
+                                       pc offset, info; and
+                                       PACKED_ACC_REL */
     uint64_t last;                  /* address the last time */
-    uint64_t stride;                /* last address minus the one before */
+    uint64_t stride;                /* the delta: last address minus the
+                                       one before, or with PACKED_ACC_REL
+                                       minus the access before it */
 };
+
+/*
+ * desc bit: the entry predicts from the previous access. It lies in no
+ * descriptor's bits, the plugin's keys' included (pack.h).
+ */
+#define PACKED_ACC_REL (1ull << 30)
+
+/* The descriptor as lookups compare it: without the mode. */
+static inline uint64_t packed_acc_key(const struct packed_acc *a)
+{
+    return a->desc & ~PACKED_ACC_REL;
+}
 
 /* An access's instruction index, pc offset and info as one word. */
 static inline uint64_t packed_acc_desc(uint32_t idx, uint32_t pc_off,
@@ -104,23 +123,44 @@ static inline uint32_t packed_acc_count(struct packed_acc *tab, uint32_t tb)
     return packed_acc_is(a, tb, 0) ? a->n : 0;
 }
 
-/* The address the slot predicts for its next access. */
-static inline uint64_t packed_acc_next(const struct packed_acc *a)
+/*
+ * The address the slot predicts for its next access, the access before
+ * it at prev.
+ */
+static inline uint64_t packed_acc_next(const struct packed_acc *a,
+                                       uint64_t prev)
 {
-    return a->last + a->stride;
+    return (a->desc & PACKED_ACC_REL ? prev : a->last) + a->stride;
 }
 
 /*
- * Access k of block tb, of descriptor desc, was made (after it was
- * written or read): its slot a learns it, keeping the stride of a known
- * access, starting a new one with stride 0.
+ * The known access of slot a was made at vaddr, the access before it at
+ * prev: a hit keeps the delta; a miss takes the delta of the vaddr, in
+ * the other mode when rel (QTRACE_CHUNK_ACCESS_REL).
+ */
+static inline void packed_acc_made(struct packed_acc *a, uint64_t vaddr,
+                                   uint64_t prev, bool rel)
+{
+    if (vaddr != packed_acc_next(a, prev)) {
+        if (rel) {
+            a->desc ^= PACKED_ACC_REL;
+        }
+        a->stride = vaddr - (a->desc & PACKED_ACC_REL ? prev : a->last);
+    }
+    a->last = vaddr;
+}
+
+/*
+ * Access k of block tb, of descriptor desc, was made at vaddr, the
+ * access before it at prev (after it was written or read): its slot a
+ * learns it (packed_acc_made), or starts a new one: stride 0.
  */
 static inline void packed_acc_learn(struct packed_acc *a, uint32_t tb,
-                                    uint32_t k, uint64_t desc, uint64_t vaddr)
+                                    uint32_t k, uint64_t desc, uint64_t vaddr,
+                                    uint64_t prev, bool rel)
 {
-    if (packed_acc_is(a, tb, k) && a->desc == desc) {
-        a->stride = vaddr - a->last;
-        a->last = vaddr;
+    if (packed_acc_is(a, tb, k) && packed_acc_key(a) == desc) {
+        packed_acc_made(a, vaddr, prev, rel);
         return;
     }
     a->tb = tb;
@@ -133,9 +173,11 @@ static inline void packed_acc_learn(struct packed_acc *a, uint32_t tb,
 
 /* packed_acc_learn, the slot found from the table. */
 static inline void packed_acc_note(struct packed_acc *tab, uint32_t tb,
-                                   uint32_t k, uint64_t desc, uint64_t vaddr)
+                                   uint32_t k, uint64_t desc, uint64_t vaddr,
+                                   uint64_t prev, bool rel)
 {
-    packed_acc_learn(packed_acc_at(tab, tb, k), tb, k, desc, vaddr);
+    packed_acc_learn(packed_acc_at(tab, tb, k), tb, k, desc, vaddr, prev,
+                     rel);
 }
 
 /* Block tb made m accesses this time: its prediction for the next. */

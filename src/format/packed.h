@@ -30,6 +30,18 @@
  * offset changes (docs/format.md, "Physical addresses").
  */
 #define QTRACE_CHUNK_PHYS 0x0008u
+/*
+ * With QTRACE_CHUNK_ACCESSES: a static access that misses switches
+ * between predicting a stride from its own last address and an offset
+ * from the previous access's (access-pred.h, docs/format.md, "Predicted
+ * accesses"). Without it, as traces written before it: a stride only.
+ */
+#define QTRACE_CHUNK_ACCESS_REL 0x0010u
+
+/* The DATA chunk flags a reader knows (QTRACE_CHUNK_ZSTD: zchunk.h). */
+#define QTRACE_CHUNK_PACKED_FLAGS                                        \
+    (QTRACE_CHUNK_PACKED | QTRACE_CHUNK_ACCESSES | QTRACE_CHUNK_PHYS |     \
+     QTRACE_CHUNK_ACCESS_REL)
 
 /*
  * Packets. A block packet names a block the predictor did not foresee,

@@ -236,8 +236,7 @@ int reader_chunk_records(struct qtrace_reader *rd, uint64_t chunk_seq,
         hlen > QTRACE_CHUNK_MAX || hlen > rd->size - e->off - CHUNK_HDR_SIZE ||
         qtrace_chunk_crc((const struct qtrace_chunk_hdr *)(const void *)p,
                          p + CHUNK_HDR_SIZE, hlen) != load32(p + 20) ||
-        (flags & ~(QTRACE_CHUNK_PACKED | QTRACE_CHUNK_ZSTD |
-                   QTRACE_CHUNK_ACCESSES))) {
+        (flags & ~(QTRACE_CHUNK_ZSTD | QTRACE_CHUNK_PACKED_FLAGS))) {
         qtrace_err_set(err, "chunk %" PRIu64 " at offset 0x%" PRIx64
                        ": not a valid DATA chunk", chunk_seq, e->off);
         return -EBADMSG;

@@ -189,8 +189,7 @@ static bool scan_chunk(struct qtrace_reader *rd, const struct index_ids *ids,
     uint64_t blocks;
     char why[160];
 
-    if (hdr->flags & ~(QTRACE_CHUNK_PACKED | QTRACE_CHUNK_ZSTD |
-                       QTRACE_CHUNK_ACCESSES | QTRACE_CHUNK_PHYS)) {
+    if (hdr->flags & ~(QTRACE_CHUNK_ZSTD | QTRACE_CHUNK_PACKED_FLAGS)) {
         return false;
     }
     if ((hdr->flags & QTRACE_CHUNK_ZSTD) &&
@@ -420,8 +419,7 @@ static bool header_passes(const struct qtrace_reader *rd, uint64_t *len)
            load64(p + 24) == rd->chunk_no &&
            kind != QTRACE_CHUNK_META && kind != QTRACE_CHUNK_END &&
            !(kind == QTRACE_CHUNK_DATA &&
-             (flags & ~(QTRACE_CHUNK_PACKED | QTRACE_CHUNK_ZSTD |
-                        QTRACE_CHUNK_ACCESSES | QTRACE_CHUNK_PHYS)));
+             (flags & ~(QTRACE_CHUNK_ZSTD | QTRACE_CHUNK_PACKED_FLAGS)));
 }
 
 /*

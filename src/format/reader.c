@@ -171,11 +171,10 @@ static int enter_chunk(struct qtrace_reader *rd, struct qtrace_err *err)
                         PRIu64 " of the END chunk", no, off, hdr.stream,
                         rd->streams_bound);
         }
-        if (hdr.flags & ~(QTRACE_CHUNK_PACKED | QTRACE_CHUNK_ZSTD |
-                          QTRACE_CHUNK_ACCESSES | QTRACE_CHUNK_PHYS) ||
+        if (hdr.flags & ~(QTRACE_CHUNK_ZSTD | QTRACE_CHUNK_PACKED_FLAGS) ||
             (hdr.flags & QTRACE_CHUNK_ACCESSES &&
              !(hdr.flags & QTRACE_CHUNK_PACKED)) ||
-            (hdr.flags & QTRACE_CHUNK_PHYS &&
+            (hdr.flags & (QTRACE_CHUNK_PHYS | QTRACE_CHUNK_ACCESS_REL) &&
              !(hdr.flags & QTRACE_CHUNK_ACCESSES))) {
             return stop(rd, -ENOTSUP, err, "chunk %" PRIu64 " at offset 0x%"
                         PRIx64 ": unsupported payload encoding (flags 0x%x)",

@@ -330,6 +330,7 @@ int unpack_begin(struct unpacker *u, uint32_t stream, uint16_t flags,
         return -ENOMEM;
     }
     u->phys = u->accesses && (flags & QTRACE_CHUNK_PHYS);
+    u->access_rel = u->accesses && (flags & QTRACE_CHUNK_ACCESS_REL);
     if (u->phys && !(*s)->xlate &&
         !((*s)->xlate = new_table(u, PACKED_XLATE_SLOTS,
                                   sizeof(*(*s)->xlate), why, why_len))) {
@@ -603,10 +604,10 @@ static int read_xlate_packet(struct unpacker *u, const uint8_t **pp,
 /*
  * The access predictor learns an access of the current block (chunks
  * with QTRACE_CHUNK_ACCESSES, after a block: not between a restart and
- * the next block).
+ * the next block), made at vaddr, the access before at prev.
  */
 static void note_access(struct unpacker *u, uint64_t idx, uint32_t pc_off,
-                        uint8_t info, uint64_t vaddr)
+                        uint8_t info, uint64_t vaddr, uint64_t prev)
 {
     struct unpack_stream *s = u->cur;
 
@@ -614,7 +615,8 @@ static void note_access(struct unpacker *u, uint64_t idx, uint32_t pc_off,
         /* An entry keeps 16 bits of idx: one beyond is not learnt. */
         if (idx <= UINT16_MAX) {
             packed_acc_note(s->acc, s->cur_tb, s->cur_k,
-                            packed_acc_desc(idx, pc_off, info), vaddr);
+                            packed_acc_desc(idx, pc_off, info), vaddr, prev,
+                            u->access_rel);
         }
         s->cur_k++;
     }
@@ -639,7 +641,7 @@ static int read_mem_packet(struct unpacker *u, bool full, const uint8_t **pp,
                            const uint8_t *end, char *why, size_t why_len)
 {
     struct unpack_stream *s = u->cur;
-    uint64_t idx, pc_off, delta, vaddr;
+    uint64_t idx, pc_off, delta, vaddr, prev;
     uint8_t info;
 
     if (packed_get_varint(pp, end, &idx) < 0 ||
@@ -659,14 +661,15 @@ static int read_mem_packet(struct unpacker *u, bool full, const uint8_t **pp,
     if (u->accesses && !s->any_access) {
         first_access(s);
     }
-    vaddr = s->last_vaddr + (uint64_t)packed_unzigzag(delta);
+    prev = s->last_vaddr;
+    vaddr = prev + (uint64_t)packed_unzigzag(delta);
     access_record(u, idx, pc_off, info, vaddr);
     if (full) {
         return read_mem_full(u, info, vaddr, pp, end, why, why_len);
     }
     /* An offset beyond 32 bits is not learnt either. */
     note_access(u, pc_off > UINT32_MAX ? UINT32_MAX + 1ull : idx,
-                (uint32_t)pc_off, info, vaddr);
+                (uint32_t)pc_off, info, vaddr, prev);
     return 1;
 }
 
@@ -679,6 +682,7 @@ static int predicted_access(struct unpacker *u, uint64_t delta, char *why,
 {
     struct unpack_stream *s = u->cur;
     const struct packed_acc *a;
+    uint64_t prev = s->last_vaddr, vaddr;
 
     if (!s->cur_tb || !u->mem.id) {
         return fail(why, why_len, "predicted access with no block");
@@ -688,10 +692,11 @@ static int predicted_access(struct unpacker *u, uint64_t delta, char *why,
         return fail(why, why_len, "access %u of block %u has no "
                     "prediction", s->cur_k, s->cur_tb);
     }
+    vaddr = packed_acc_next(a, prev) + delta;
     access_record(u, packed_acc_idx(a), packed_acc_pc_off(a),
-                  packed_acc_info(a), packed_acc_next(a) + delta);
+                  packed_acc_info(a), vaddr);
     note_access(u, packed_acc_idx(a), packed_acc_pc_off(a),
-                packed_acc_info(a), packed_acc_next(a) + delta);
+                packed_acc_info(a), vaddr, prev);
     return 1;
 }
 

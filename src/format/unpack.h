@@ -74,6 +74,7 @@ struct unpacker {
                                        their packets are stepped over */
     bool accesses;                  /* the chunk has QTRACE_CHUNK_ACCESSES */
     bool phys;                      /* and QTRACE_CHUNK_PHYS */
+    bool access_rel;                /* and QTRACE_CHUNK_ACCESS_REL */
     uint32_t pending;               /* predicted blocks still to hand out */
     bool explicit_next;             /* then a predicted block whose
                                        accesses are packets */

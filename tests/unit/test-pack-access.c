@@ -56,6 +56,19 @@ struct event {
 /* The stream is system mode's: QTRACE_CHUNK_PHYS, physical addresses. */
 static bool phys_test;
 
+/*
+ * The streams' predictor flag: QTRACE_CHUNK_ACCESS_REL, as the plugin
+ * writes, or none, as traces written before it; each test's state says
+ * (use_mode).
+ */
+static uint16_t rel_flag = QTRACE_CHUNK_ACCESS_REL;
+static bool stride_only = true;
+
+static void use_mode(void **state)
+{
+    rel_flag = *state ? 0 : QTRACE_CHUNK_ACCESS_REL;
+}
+
 static struct event events[MAX_EVENTS];
 static size_t n_events;
 
@@ -194,7 +207,7 @@ static struct chunk *stage_pack(struct stage *st)
     char why[128] = "";
 
     st->chunk->len = (uint32_t)(st->vb.pos - st->chunk->data);
-    st->chunk->flags = CHUNK_STAGED | QTRACE_CHUNK_ACCESSES |
+    st->chunk->flags = CHUNK_STAGED | QTRACE_CHUNK_ACCESSES | rel_flag |
                        (phys_test ? QTRACE_CHUNK_PHYS : 0);
     st->chunk->vcpu = 0;
     st->chunk->stream = test_stream;
@@ -204,7 +217,7 @@ static struct chunk *stage_pack(struct stage *st)
     }
     /* Until the stream's first access, chunks read as plain ones. */
     assert_int_equal(out->flags, QTRACE_CHUNK_PACKED |
-                     (st->chunk_access ? QTRACE_CHUNK_ACCESSES |
+                     (st->chunk_access ? QTRACE_CHUNK_ACCESSES | rel_flag |
                       (phys_test ? QTRACE_CHUNK_PHYS : 0) : 0));
     st->chunk_access = st->any_access;
     copy = malloc(sizeof(*out) + out->len);
@@ -367,6 +380,25 @@ static uint64_t count_events(struct chunk **chunks, size_t n_chunks)
     return counts[QTRACE_EV_EXEC_TB] + counts[QTRACE_EV_MEM_ACCESS];
 }
 
+/*
+ * Read the chunks of a test back (expect_events, count_events), free
+ * them and the staging chunk: returns the packed bytes they held.
+ */
+static size_t check_chunks(struct stage *st, struct chunk **chunks,
+                           size_t n_chunks)
+{
+    size_t bytes = 0;
+
+    expect_events(chunks, n_chunks);
+    assert_int_equal(count_events(chunks, n_chunks), n_events);
+    while (n_chunks) {
+        bytes += chunks[--n_chunks]->len;
+        free(chunks[n_chunks]);
+    }
+    free(st->chunk);
+    return bytes;
+}
+
 static void begin_test(struct stage *st)
 {
     stage_init(st);
@@ -386,7 +418,7 @@ static void test_pack_access_strided_loop(void **state)
     struct chunk *c;
     uint32_t i;
 
-    (void)state;
+    use_mode(state);
     begin_test(&st);
     for (i = 0; i < 1000; i++) {
         stage_block(&st, loop);
@@ -421,10 +453,10 @@ static void test_pack_access_forms(void **state)
     struct tb_info *pair = new_block(0x402100, 3);
     struct chunk *chunks[4];
     uint64_t high = (1ull << STAGED_SMEM_VADDR_BITS) - 40 * 64;
-    size_t n_chunks = 0, bytes = 0;
+    size_t n_chunks = 0, bytes;
     uint32_t i;
 
-    (void)state;
+    use_mode(state);
     begin_test(&st);
     for (i = 0; i < 400; i++) {
         stage_block(&st, alone);
@@ -442,12 +474,7 @@ static void test_pack_access_forms(void **state)
         }
     }
     chunks[n_chunks++] = stage_pack(&st);
-    assert_int_equal(expect_events(chunks, n_chunks), n_events);
-    assert_int_equal(count_events(chunks, n_chunks), n_events);
-    while (n_chunks) {
-        bytes += chunks[--n_chunks]->len;
-        free(chunks[n_chunks]);
-    }
+    bytes = check_chunks(&st, chunks, n_chunks);
     /*
      * The loop wraps every 100 turns and restarts once; each form
      * change is predicted. Everything else is runs and hits: at most a
@@ -455,7 +482,6 @@ static void test_pack_access_forms(void **state)
      */
     print_message("%u turns in %zu bytes\n", i, bytes);
     assert_true(bytes < 4 * i);
-    free(st.chunk);
 }
 
 /*
@@ -471,7 +497,7 @@ static void test_pack_access_irregular(void **state)
     uint64_t seed = 88172645463325252ull;
     uint32_t i, k;
 
-    (void)state;
+    use_mode(state);
     begin_test(&st);
     for (i = 0; i < 3000; i++) {
         seed ^= seed << 13;
@@ -509,7 +535,7 @@ static void test_pack_access_chunks_and_restart(void **state)
     size_t n_chunks = 0;
     uint32_t i, k;
 
-    (void)state;
+    use_mode(state);
     begin_test(&st);
     for (i = 0; i < 600; i++) {
         stage_block(&st, i % 4 ? a : b);
@@ -529,12 +555,7 @@ static void test_pack_access_chunks_and_restart(void **state)
     }
     chunks[n_chunks++] = stage_pack(&st);
     assert_true(n_chunks < 64);
-    expect_events(chunks, n_chunks);
-    assert_int_equal(count_events(chunks, n_chunks), n_events);
-    while (n_chunks) {
-        free(chunks[--n_chunks]);
-    }
-    free(st.chunk);
+    check_chunks(&st, chunks, n_chunks);
 }
 
 /*
@@ -551,7 +572,7 @@ static void test_pack_access_between_blocks(void **state)
     size_t n_chunks = 0;
     uint32_t i;
 
-    (void)state;
+    use_mode(state);
     begin_test(&st);
     for (i = 0; i < 900; i++) {
         const struct tb_info *tb = i % 3 ? a : b;
@@ -573,12 +594,7 @@ static void test_pack_access_between_blocks(void **state)
     }
     chunks[n_chunks++] = stage_pack(&st);
     assert_true(n_chunks < 64);
-    expect_events(chunks, n_chunks);
-    assert_int_equal(count_events(chunks, n_chunks), n_events);
-    while (n_chunks) {
-        free(chunks[--n_chunks]);
-    }
-    free(st.chunk);
+    check_chunks(&st, chunks, n_chunks);
 }
 
 /*
@@ -596,7 +612,7 @@ static void test_pack_access_late_first(void **state)
     size_t n_chunks = 0;
     uint32_t i, round;
 
-    (void)state;
+    use_mode(state);
     begin_test(&st);
     for (round = 0; round < 3; round++) {
         for (i = 0; i < 500; i++) {
@@ -619,12 +635,7 @@ static void test_pack_access_late_first(void **state)
     }
     chunks[n_chunks++] = stage_pack(&st);
     assert_true(chunks[3]->flags & QTRACE_CHUNK_ACCESSES);
-    expect_events(chunks, n_chunks);
-    assert_int_equal(count_events(chunks, n_chunks), n_events);
-    while (n_chunks) {
-        free(chunks[--n_chunks]);
-    }
-    free(st.chunk);
+    check_chunks(&st, chunks, n_chunks);
 }
 
 /*
@@ -640,7 +651,7 @@ static size_t run_phys_loop(void)
     struct tb_info *a = new_block(0x406000, 4), *b = new_block(0x406100, 1);
     const uint64_t base = 0xffff888000010000ull;
     struct chunk *chunks[64];
-    size_t n_chunks = 0, bytes = 0;
+    size_t n_chunks = 0;
     uint32_t i, k;
 
     begin_test(&st);
@@ -668,14 +679,7 @@ static size_t run_phys_loop(void)
     }
     chunks[n_chunks++] = stage_pack(&st);
     assert_true(n_chunks < 64);
-    expect_events(chunks, n_chunks);
-    assert_int_equal(count_events(chunks, n_chunks), n_events);
-    while (n_chunks) {
-        bytes += chunks[--n_chunks]->len;
-        free(chunks[n_chunks]);
-    }
-    free(st.chunk);
-    return bytes;
+    return check_chunks(&st, chunks, n_chunks);
 }
 
 static void test_pack_access_phys(void **state)
@@ -683,6 +687,7 @@ static void test_pack_access_phys(void **state)
     size_t user, sys;
 
     (void)state;
+    rel_flag = QTRACE_CHUNK_ACCESS_REL;
     user = run_phys_loop();
     phys_test = true;
     sys = run_phys_loop();
@@ -697,6 +702,65 @@ static void test_pack_access_phys(void **state)
     assert_true(sys <= user + 11 * 11);
 }
 
+/*
+ * Recursion's stack: a call block stores the return address below the
+ * stack pointer, a body block stores and loads at fixed offsets below
+ * it, and the depth walks up and down at random. No access keeps a
+ * stride, but each is at a fixed offset from the one before: with
+ * QTRACE_CHUNK_ACCESS_REL (state NULL) only a change of direction
+ * misses, and the trace is a fraction of the stride-only one's
+ * (returned through bytes).
+ */
+static size_t stack_walk(void)
+{
+    struct stage st = { .chunk = NULL };
+    struct tb_info *call = new_block(0x408000, 2);
+    struct tb_info *body = new_block(0x408100, 4);
+    struct chunk *chunks[8];
+    uint64_t seed = 0x9e3779b97f4a7c15ull, sp = 0x7fff0000;
+    size_t n_chunks = 0;
+    uint32_t i;
+
+    begin_test(&st);
+    for (i = 0; i < 4000; i++) {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        sp += seed & 1 ? 48 : -48;
+        stage_block(&st, call);
+        stage_access(&st, call, 1, 3 | PACKED_MEM_STORE, sp - 8);
+        stage_block(&st, body);
+        stage_access(&st, body, 0, 3 | PACKED_MEM_STORE, sp - 16);
+        stage_access(&st, body, 2, 2 | PACKED_MEM_STORE, sp - 20);
+        stage_access(&st, body, 3, 3, sp - 32);
+        if (i % 1500 == 1499) {
+            chunks[n_chunks++] = stage_pack(&st);
+        }
+    }
+    chunks[n_chunks++] = stage_pack(&st);
+    return check_chunks(&st, chunks, n_chunks);
+}
+
+static void test_pack_access_stack(void **state)
+{
+    size_t rel, stride;
+
+    (void)state;
+    rel_flag = QTRACE_CHUNK_ACCESS_REL;
+    rel = stack_walk();
+    rel_flag = 0;
+    stride = stack_walk();
+    rel_flag = QTRACE_CHUNK_ACCESS_REL;
+    print_message("4000 calls: %zu bytes, %zu with strides only\n", rel,
+                  stride);
+    /*
+     * About half the calls change direction: a delta packet each, and
+     * the blocks around it explicit; strides alone miss every access.
+     */
+    assert_true(rel < 4000 * 6);
+    assert_true(rel * 3 < stride);
+}
+
 /* Every cut of a packed chunk fails or stops short: never a bad record. */
 static void test_pack_access_cut(void **state)
 {
@@ -705,7 +769,7 @@ static void test_pack_access_cut(void **state)
     struct chunk *c;
     uint32_t i, len;
 
-    (void)state;
+    use_mode(state);
     begin_test(&st);
     for (i = 0; i < 40; i++) {
         stage_block(&st, a);
@@ -736,14 +800,23 @@ static void test_pack_access_cut(void **state)
 
 int main(void)
 {
+/*
+ * A case twice: as the plugin writes (QTRACE_CHUNK_ACCESS_REL), then
+ * with strides only, as traces written before it.
+ */
+#define BOTH_WAYS(f)                                                       \
+    cmocka_unit_test(f),                                                   \
+    { #f " (strides only)", f, NULL, NULL, &stride_only }
+
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_pack_access_strided_loop),
-        cmocka_unit_test(test_pack_access_forms),
-        cmocka_unit_test(test_pack_access_irregular),
-        cmocka_unit_test(test_pack_access_chunks_and_restart),
-        cmocka_unit_test(test_pack_access_late_first),
-        cmocka_unit_test(test_pack_access_between_blocks),
-        cmocka_unit_test(test_pack_access_cut),
+        BOTH_WAYS(test_pack_access_strided_loop),
+        BOTH_WAYS(test_pack_access_forms),
+        BOTH_WAYS(test_pack_access_irregular),
+        BOTH_WAYS(test_pack_access_chunks_and_restart),
+        BOTH_WAYS(test_pack_access_late_first),
+        BOTH_WAYS(test_pack_access_between_blocks),
+        BOTH_WAYS(test_pack_access_cut),
+        cmocka_unit_test(test_pack_access_stack),
         cmocka_unit_test(test_pack_access_phys),
     };
 

@@ -43,6 +43,7 @@ struct predictor {
                                        access's pc offset is (0: none) */
     bool short_keys;                /* the stream stages short accesses:
                                        its table's keys are theirs */
+    bool rel;                       /* QTRACE_CHUNK_ACCESS_REL */
     bool bad_access;                /* a short access of no known
                                        instruction: the chunk is bad */
     uint32_t hits;                  /* predicted accesses not written yet */
@@ -192,11 +193,13 @@ static void predictor_reset(struct predictor *pr, uint32_t stream)
     uint64_t staged = pr->staged_bytes;     /* counts on through a reset */
     struct packed_acc *acc = pr->acc;       /* kept, emptied */
     bool short_keys = pr->short_keys;       /* the stream's, kept */
+    bool rel = pr->rel;                     /* likewise */
 
     memset(pr, 0, sizeof(*pr));
     pr->stream = stream;
     pr->staged_bytes = staged;
     pr->short_keys = short_keys;
+    pr->rel = rel;
     pr->acc = acc;
     if (acc) {
         packed_acc_reset(acc);
@@ -691,13 +694,15 @@ static inline __attribute__((always_inline)) void
 run_access(struct predictor *pr, struct block_run *s, struct packed_acc *e,
            uint32_t k, const struct staged_access *sa)
 {
-    uint64_t vaddr = sa->vaddr;
+    uint64_t vaddr = sa->vaddr, prev = s->last_vaddr;
 
-    if (packed_acc_key_is(e, s->cur_tb, k) && e->desc == sa->key) {
-        uint64_t z = packed_zigzag((int64_t)(vaddr - packed_acc_next(e)));
+    if (packed_acc_key_is(e, s->cur_tb, k) && packed_acc_key(e) == sa->key) {
+        uint64_t z = packed_zigzag((int64_t)(vaddr -
+                                             packed_acc_next(e, prev)));
 
         if (z == 0) {
             s->hits++;
+            e->last = vaddr;
         } else {
             run_flush_hits(s);
             if (z <= PK_DELTA_SHORT_MAX) {
@@ -707,15 +712,14 @@ run_access(struct predictor *pr, struct block_run *s, struct packed_acc *e,
                 s->q = packed_put_varint(s->q, z);
             }
             s->records++;
-            e->stride = vaddr - e->last;
+            packed_acc_made(e, vaddr, prev, pr->rel);
         }
-        e->last = vaddr;
     } else {
         run_flush_hits(s);
-        pr->last_vaddr = s->last_vaddr;
+        pr->last_vaddr = prev;
         s->q = put_mem(pr, s->q, sa, 0);
         s->records++;
-        packed_acc_learn(e, s->cur_tb, k, sa->key, vaddr);
+        packed_acc_learn(e, s->cur_tb, k, sa->key, vaddr, prev, pr->rel);
     }
     s->last_vaddr = vaddr;
 }
@@ -775,13 +779,15 @@ static uint8_t *put_named(struct predictor *pr, uint8_t *q, uint32_t id)
 /*
  * How many of the m staged accesses of form form at a, from the first
  * on, are those block id's table entries from base on predict (same
- * key, address last + stride): m when all are. Each entry checked and
- * predicted moves its last to the address (a hit keeps the stride);
+ * key, the address packed_acc_next gives, the first access's previous
+ * at *prev): m when all are. Each entry checked and predicted moves its
+ * last to the address (a hit keeps the delta), and *prev with it;
  * blocks_run goes on from the first that was not.
  */
 static inline __attribute__((always_inline)) uint32_t
 take_predicted(struct packed_acc *tab, uint32_t id, uint32_t base,
-               const uint8_t *a, uint32_t m, enum access_form form)
+               const uint8_t *a, uint32_t m, enum access_form form,
+               uint64_t *prev)
 {
     uint32_t k;
 
@@ -789,11 +795,12 @@ take_predicted(struct packed_acc *tab, uint32_t id, uint32_t base,
         struct packed_acc *e = &tab[(base + k) & (PACKED_ACC_SLOTS - 1)];
         uint64_t vaddr, key = access_of_form(a, form, &vaddr);
 
-        if (!packed_acc_key_is(e, id, k) || e->desc != key ||
-            vaddr != packed_acc_next(e)) {
+        if (!packed_acc_key_is(e, id, k) || packed_acc_key(e) != key ||
+            vaddr != packed_acc_next(e, *prev)) {
             break;
         }
         e->last = vaddr;
+        *prev = vaddr;
     }
     return k;
 }
@@ -881,6 +888,7 @@ blocks_run(struct predictor *pr, const uint8_t **pp, const uint8_t *end,
         const struct packed_acc *e0 = &tab[base];
         const uint8_t *a = p + STAGED_WORD, *next;
         uint32_t *slot = &pr->slot[packed_slot(s.prev, s.prev2)];
+        uint64_t last = 0;          /* the last predicted access's */
 
         /* A block whose first access is of another form (block_form). */
         if (form != FORM_LONG &&
@@ -896,12 +904,13 @@ blocks_run(struct predictor *pr, const uint8_t **pp, const uint8_t *end,
         next = a + (size_t)k * size;
         if (*slot == id && (size_t)(end - a) >= (size_t)k * size +
             STAGED_WORD && load32(next) < STAGED_MEM) {
-            taken = take_predicted(tab, id, base, a, k, form);
+            last = s.last_vaddr;
+            taken = take_predicted(tab, id, base, a, k, form, &last);
             if (taken == k) {
                 __builtin_prefetch(&pr->slot[packed_slot(id, s.prev)]);
                 __builtin_prefetch(&tab[packed_acc_base(load32(next))]);
+                s.last_vaddr = last;
                 if (k) {
-                    access_of_form(next - size, form, &s.last_vaddr);
                     s.records += k;
                     s.bits |= 2;
                 }
@@ -932,7 +941,7 @@ blocks_run(struct predictor *pr, const uint8_t **pp, const uint8_t *end,
         p = a + (size_t)taken * size;
         if (taken) {
             s.hits += taken;
-            access_of_form(p - size, form, &s.last_vaddr);
+            s.last_vaddr = last;
         }
         if (!any_access) {
             s.cur_k = 0;
@@ -1090,6 +1099,7 @@ const struct chunk *pack_transcode(const struct chunk *in, char *why,
     blocks_before = pr->staged_bytes;
     pr->chunk_access = pr->any_access;
     pr->short_keys = !(in->flags & QTRACE_CHUNK_PHYS);
+    pr->rel = in->flags & QTRACE_CHUNK_ACCESS_REL;
     if (in->flags & QTRACE_CHUNK_ACCESSES) {
         q = transcode_accesses(pr, in, q, &n, &seen, why, why_len);
         if (!q) {
@@ -1134,7 +1144,8 @@ const struct chunk *pack_transcode(const struct chunk *in, char *why,
     out->flags = (uint16_t)((in->flags & ~CHUNK_STAGED) |
                             QTRACE_CHUNK_PACKED);
     if (!pr->chunk_access) {
-        out->flags &= (uint16_t)~(QTRACE_CHUNK_ACCESSES | QTRACE_CHUNK_PHYS);
+        out->flags &= (uint16_t)~(QTRACE_CHUNK_ACCESSES | QTRACE_CHUNK_PHYS |
+                                  QTRACE_CHUNK_ACCESS_REL);
     }
     out->len = (uint32_t)(q - out->data);
     out->n_records = (uint32_t)n;

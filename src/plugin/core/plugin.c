@@ -625,6 +625,7 @@ static void vcpu_init(qemu_plugin_id_t id, unsigned int vcpu_index)
     vbuf_start(&vc->buf, vcpu_index, atomic_fetch_add(&qt.next_stream, 1),
                vc->buf.pack ? CHUNK_STAGED |
                (qt.pack_accesses ? QTRACE_CHUNK_ACCESSES |
+                QTRACE_CHUNK_ACCESS_REL |
                 (qt.system_mode ? QTRACE_CHUNK_PHYS : 0) : 0) : 0);
     /* A new stream starts under the events chosen by now. */
     vc->events_seen = __atomic_load_n(&ctl_events_applied, __ATOMIC_ACQUIRE);
