@@ -872,57 +872,110 @@ run_block_accesses(struct predictor *pr, struct block_run *s,
  * block's accesses that follow to put_access; before the stream's
  * first access, after the block that access follows.
  */
+/*
+ * Whether the block at p ends blocks_run: none there, or one whose first
+ * access is short in the loop of 16-byte ones among short ones (those go
+ * back to the short loop, block_form; the short loop leaves a 16-byte
+ * access to put_access).
+ */
+static inline __attribute__((always_inline)) bool
+run_stops(const uint8_t *p, const uint8_t *end, enum access_form form)
+{
+    if (end - p < (ptrdiff_t)STAGED_WORD || load32(p) >= STAGED_MEM) {
+        return true;
+    }
+    return form == FORM_LONG_SHORT_KEYS &&
+           !(end - p >= 2 * (ptrdiff_t)STAGED_WORD &&
+             staged_is_mem(load32(p + STAGED_WORD)));
+}
+
+/*
+ * The fully predicted blocks from *pp on (blocks_run's first case), in
+ * a loop of their own that keeps what it needs in registers. Stops at
+ * the first block that is not, or where blocks_run stops; *taken and
+ * *last are then how many of that block's accesses were predicted
+ * (take_predicted moved their entries) and the last one's address.
+ * Returns how many blocks it took.
+ */
+static inline __attribute__((always_inline)) uint32_t
+run_predicted(struct predictor *pr, struct block_run *s, const uint8_t **pp,
+              const uint8_t *end, enum access_form form, uint32_t *taken,
+              uint64_t *last)
+{
+    size_t size = form_size(form);
+    struct packed_acc *tab = pr->acc;
+    const uint8_t *p = *pp;
+    uint32_t prev = s->prev, prev2 = s->prev2, blocks = 0, cur_k = 0;
+    uint64_t vaddr = s->last_vaddr, made = 0;
+
+    *taken = 0;
+    while (!run_stops(p, end, form)) {
+        uint32_t id = load32(p), base = packed_acc_base(id), j, k;
+        const struct packed_acc *e0 = &tab[base];
+        const uint8_t *a = p + STAGED_WORD, *next;
+
+        k = packed_acc_is(e0, id, 0) ? e0->n : 0;
+        next = a + (size_t)k * size;
+        if (pr->slot[packed_slot(prev, prev2)] != id ||
+            (size_t)(end - a) < (size_t)k * size + STAGED_WORD ||
+            load32(next) >= STAGED_MEM) {
+            break;
+        }
+        *last = vaddr;
+        if ((j = take_predicted(tab, id, base, a, k, form, last)) != k) {
+            *taken = j;
+            break;
+        }
+        __builtin_prefetch(&pr->slot[packed_slot(id, prev)]);
+        __builtin_prefetch(&tab[packed_acc_base(load32(next))]);
+        vaddr = *last;
+        made += k;
+        cur_k = k;
+        blocks++;
+        prev2 = prev;
+        prev = id;
+        p = next;
+    }
+    if (blocks) {
+        s->prev = s->cur_tb = prev;
+        s->prev2 = prev2;
+        s->run += blocks;
+        s->last_vaddr = vaddr;
+        s->records += made;
+        s->bits |= made ? 2 : 0;
+        s->cur_k = cur_k;
+    }
+    *pp = p;
+    return blocks;
+}
+
 static inline __attribute__((always_inline)) uint8_t *
 blocks_run(struct predictor *pr, const uint8_t **pp, const uint8_t *end,
            uint8_t *q, uint64_t *n, uint32_t *seen, enum access_form form)
 {
     size_t size = form_size(form);
-    struct packed_acc *tab = pr->acc;
     const uint8_t *p = *pp;
     struct block_run s = run_begin(pr, q);
-    bool counted = false;       /* the current block made its entry's n */
     const bool any_access = pr->any_access;
 
-    while (end - p >= (ptrdiff_t)STAGED_WORD && load32(p) < STAGED_MEM) {
-        uint32_t id = load32(p), base = packed_acc_base(id), k, taken = 0;
-        const struct packed_acc *e0 = &tab[base];
-        const uint8_t *a = p + STAGED_WORD, *next;
-        uint32_t *slot = &pr->slot[packed_slot(s.prev, s.prev2)];
+    while (!run_stops(p, end, form)) {
+        uint32_t id, taken, *slot;
         uint64_t last = 0;          /* the last predicted access's */
+        const uint8_t *a;
 
-        /* A block whose first access is of another form (block_form). */
-        if (form != FORM_LONG &&
-            (end - a >= (ptrdiff_t)STAGED_WORD && staged_is_mem(load32(a))) !=
-            (form == FORM_LONG_SHORT_KEYS)) {
+        /* The block before ends (a block taken below made its n). */
+        run_flush_hits(&s);
+        if (s.cur_tb) {
+            packed_acc_end_block(pr->acc, s.cur_tb, s.cur_k);
+        }
+        if (run_predicted(pr, &s, &p, end, form, &taken, &last) &&
+            run_stops(p, end, form)) {
             break;
         }
-        run_flush_hits(&s);
-        if (s.cur_tb && !counted) {
-            packed_acc_end_block(tab, s.cur_tb, s.cur_k);
-        }
-        k = packed_acc_is(e0, id, 0) ? e0->n : 0;
-        next = a + (size_t)k * size;
-        if (*slot == id && (size_t)(end - a) >= (size_t)k * size +
-            STAGED_WORD && load32(next) < STAGED_MEM) {
-            last = s.last_vaddr;
-            taken = take_predicted(tab, id, base, a, k, form, &last);
-            if (taken == k) {
-                __builtin_prefetch(&pr->slot[packed_slot(id, s.prev)]);
-                __builtin_prefetch(&tab[packed_acc_base(load32(next))]);
-                s.last_vaddr = last;
-                if (k) {
-                    s.records += k;
-                    s.bits |= 2;
-                }
-                s.run++;
-                s.prev2 = s.prev;
-                s.prev = s.cur_tb = id;
-                s.cur_k = k;
-                counted = true;
-                p = next;
-                continue;
-            }
-        }
+        /* Written: the block, then its accesses from the first missed. */
+        id = load32(p);
+        a = p + STAGED_WORD;
+        slot = &pr->slot[packed_slot(s.prev, s.prev2)];
         if (*slot == id) {
             *s.q++ = PK_BLOCK_EXPLICIT;
             s.q = packed_put_varint(s.q, s.run);
@@ -937,7 +990,6 @@ blocks_run(struct predictor *pr, const uint8_t **pp, const uint8_t *end,
         s.prev2 = s.prev;
         s.prev = s.cur_tb = id;
         pr->acc_tb = id;
-        counted = false;
         p = a + (size_t)taken * size;
         if (taken) {
             s.hits += taken;
@@ -947,7 +999,8 @@ blocks_run(struct predictor *pr, const uint8_t **pp, const uint8_t *end,
             s.cur_k = 0;
             break;
         }
-        s.cur_k = run_block_accesses(pr, &s, &p, end, base, taken, form);
+        s.cur_k = run_block_accesses(pr, &s, &p, end, packed_acc_base(id),
+                                     taken, form);
         s.bits |= s.cur_k ? 2 : 0;
     }
     if (p != *pp) {
