@@ -131,8 +131,12 @@ if [ "$KARCH" = aarch64 ]; then
                  substr($7, 1, 6) == "0xffff" && $9 < 0' "$WORK/traps" |
             wc -l)
 fi
-if [ "$stubs" -gt 1000 ] && [ $((other * 100)) -lt "$stubs" ]; then
-    pass "traps taken in the kernel enter its handlers: $stubs, elsewhere $other (under 1%)"
+# The few elsewhere (about 100 a boot on x86_64, in the serial driver
+# and the scheduler) do not grow with the interrupts, whose number moves
+# threefold with the host's timing (8175 and 26543 in two boots): a
+# bound of 2% of them.
+if [ "$stubs" -gt 1000 ] && [ $((other * 50)) -lt "$stubs" ]; then
+    pass "traps taken in the kernel enter its handlers: $stubs, elsewhere $other (under 2%)"
 else
     fail "traps taken in the kernel: $stubs into handlers, $other elsewhere"
 fi
