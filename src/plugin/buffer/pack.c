@@ -247,6 +247,22 @@ static uint8_t *put_run(struct predictor *pr, uint8_t *q, uint64_t *n)
 }
 
 /*
+ * A block packet after the pending run of run predicted blocks: block
+ * id missed, named relative to prev, the block before it.
+ */
+static inline uint8_t *put_named(uint8_t *q, uint32_t run, uint32_t prev,
+                                 uint32_t id)
+{
+    if (run <= PK_BLOCK_SHORT_MAX) {
+        *q++ = (uint8_t)run;
+    } else {
+        *q++ = PK_BLOCK;
+        q = packed_put_varint(q, run);
+    }
+    return packed_put_varint(q, packed_zigzag((int64_t)id - (int64_t)prev));
+}
+
+/*
  * The staged blocks from *pp on, up to the first escape or access, or
  * the first block an access follows: the hot loop of the writer thread,
  * with the predictor's history in registers.
@@ -271,14 +287,7 @@ static uint8_t *put_blocks(struct predictor *pr, const uint8_t **pp,
             run++;
         } else {
             *slot = id;
-            if (run <= PK_BLOCK_SHORT_MAX) {
-                *q++ = (uint8_t)run;
-            } else {
-                *q++ = PK_BLOCK;
-                q = packed_put_varint(q, run);
-            }
-            q = packed_put_varint(q, packed_zigzag((int64_t)id -
-                                                   (int64_t)prev));
+            q = put_named(q, run, prev, id);
             *n += run + 1;
             run = 0;
         }
@@ -763,19 +772,6 @@ static uint8_t *put_access(struct predictor *pr,
     return run_end(pr, &run, n, &seen);
 }
 
-/* A block packet after the pending run: the block missed, named. */
-static uint8_t *put_named(struct predictor *pr, uint8_t *q, uint32_t id)
-{
-    if (pr->run <= PK_BLOCK_SHORT_MAX) {
-        *q++ = (uint8_t)pr->run;
-    } else {
-        *q++ = PK_BLOCK;
-        q = packed_put_varint(q, pr->run);
-    }
-    return packed_put_varint(q, packed_zigzag((int64_t)id -
-                                              (int64_t)pr->prev));
-}
-
 /*
  * How many of the m staged accesses of form form at a, from the first
  * on, are those block id's table entries from base on predict (same
@@ -981,9 +977,7 @@ blocks_run(struct predictor *pr, const uint8_t **pp, const uint8_t *end,
             s.q = packed_put_varint(s.q, s.run);
         } else {
             *slot = id;
-            pr->run = s.run;
-            pr->prev = s.prev;
-            s.q = put_named(pr, s.q, id);
+            s.q = put_named(s.q, s.run, s.prev, id);
         }
         s.records += s.run + 1;
         s.run = 0;
