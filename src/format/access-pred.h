@@ -115,12 +115,28 @@ static inline bool packed_acc_key_is(const struct packed_acc *a, uint32_t tb,
 #endif
 }
 
-/* The accesses block tb is predicted to make: its first slot's n. */
+/*
+ * The accesses block tb is predicted to make, a its first slot: the
+ * slot's n if it is tb's access 0 (tb, k and n in one load).
+ */
+static inline uint32_t packed_acc_count_at(const struct packed_acc *a,
+                                           uint32_t tb)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t head;
+
+    _Static_assert(offsetof(struct packed_acc, n) == 6, "tb, k, then n");
+    memcpy(&head, a, sizeof(head));
+    return (head & 0xffffffffffffull) == tb ? (uint32_t)(head >> 48) : 0;
+#else
+    return packed_acc_is(a, tb, 0) ? a->n : 0;
+#endif
+}
+
+/* The same, the slot found from the table. */
 static inline uint32_t packed_acc_count(struct packed_acc *tab, uint32_t tb)
 {
-    const struct packed_acc *a = packed_acc_at(tab, tb, 0);
-
-    return packed_acc_is(a, tb, 0) ? a->n : 0;
+    return packed_acc_count_at(packed_acc_at(tab, tb, 0), tb);
 }
 
 /*

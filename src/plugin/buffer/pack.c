@@ -901,36 +901,44 @@ run_predicted(struct predictor *pr, struct block_run *s, const uint8_t **pp,
     size_t size = form_size(form);
     struct packed_acc *tab = pr->acc;
     const uint8_t *p = *pp;
-    uint32_t prev = s->prev, prev2 = s->prev2, blocks = 0, cur_k = 0;
+    uint32_t prev = s->prev, prev2 = s->prev2, blocks = 0;
+    uint32_t id = load32(p), slot = packed_slot(prev, prev2);
     uint64_t vaddr = s->last_vaddr, made = 0;
 
+    /* The next block's id and slot carry over: each is found once. */
     *taken = 0;
-    while (!run_stops(p, end, form)) {
-        uint32_t id = load32(p), base = packed_acc_base(id), j, k;
-        const struct packed_acc *e0 = &tab[base];
+    for (;;) {
+        uint32_t base = packed_acc_base(id), k, j, next_id;
         const uint8_t *a = p + STAGED_WORD, *next;
+        uint64_t at = vaddr;
 
-        k = packed_acc_is(e0, id, 0) ? e0->n : 0;
+        k = packed_acc_count_at(&tab[base], id);
+        if (pr->slot[slot] != id ||
+            (size_t)(end - a) < (size_t)k * size + STAGED_WORD) {
+            break;
+        }
         next = a + (size_t)k * size;
-        if (pr->slot[packed_slot(prev, prev2)] != id ||
-            (size_t)(end - a) < (size_t)k * size + STAGED_WORD ||
-            load32(next) >= STAGED_MEM) {
+        if ((next_id = load32(next)) >= STAGED_MEM) {
             break;
         }
-        *last = vaddr;
-        if ((j = take_predicted(tab, id, base, a, k, form, last)) != k) {
+        if ((j = take_predicted(tab, id, base, a, k, form, &at)) != k) {
             *taken = j;
+            *last = at;
             break;
         }
-        __builtin_prefetch(&pr->slot[packed_slot(id, prev)]);
-        __builtin_prefetch(&tab[packed_acc_base(load32(next))]);
-        vaddr = *last;
+        vaddr = at;
         made += k;
-        cur_k = k;
         blocks++;
         prev2 = prev;
         prev = id;
         p = next;
+        id = next_id;
+        slot = packed_slot(prev, prev2);
+        __builtin_prefetch(&pr->slot[slot]);
+        __builtin_prefetch(&tab[packed_acc_base(id)]);
+        if (form == FORM_LONG_SHORT_KEYS && run_stops(p, end, form)) {
+            break;
+        }
     }
     if (blocks) {
         s->prev = s->cur_tb = prev;
@@ -939,7 +947,8 @@ run_predicted(struct predictor *pr, struct block_run *s, const uint8_t **pp,
         s->last_vaddr = vaddr;
         s->records += made;
         s->bits |= made ? 2 : 0;
-        s->cur_k = cur_k;
+        /* The last block's n, not kept in a register in the loop. */
+        s->cur_k = packed_acc_count(tab, prev);
     }
     *pp = p;
     return blocks;
