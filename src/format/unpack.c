@@ -404,13 +404,31 @@ static void restart_stream(struct unpack_stream *s, uint64_t time,
     s->icount = time + insns;
 }
 
+/*
+ * rec_buf ready for a record of size bytes that its maker tells by
+ * holds (an event id, with bits above it for variants that write other
+ * fields): zeros but where the maker writes every time. Cleared only
+ * when it held another kind of record, as most records follow one of
+ * their kind; a maker that writes a field only sometimes sets
+ * rec_holds to 0 after.
+ */
+static inline uint8_t *rec_for(struct unpacker *u, uint32_t holds,
+                               uint16_t size)
+{
+    if (u->rec_holds != holds) {
+        memset(u->rec_buf, 0, size);
+        u->rec_holds = holds;
+    }
+    return (uint8_t *)u->rec_buf;
+}
+
 /* The block with this id starts now: an exec_tb record in rec_buf. */
 static int make_block(struct unpacker *u, uint32_t id, char *why,
                       size_t why_len)
 {
     struct unpack_stream *s = u->cur;
-    uint8_t *r = (uint8_t *)u->rec_buf;
     const struct unpack_tb *tb = tb_find(u, id);
+    uint8_t *r;
 
     if (!tb) {
         return fail(why, why_len, "block %u has no tb_trans record", id);
@@ -418,7 +436,7 @@ static int make_block(struct unpacker *u, uint32_t id, char *why,
     if (!u->exec_tb.id) {
         return fail(why, why_len, "packed blocks but no exec_tb event");
     }
-    memset(r, 0, u->exec_tb.size);
+    r = rec_for(u, u->exec_tb.id, u->exec_tb.size);
     store16(r, u->exec_tb.id);
     store16(r + 2, u->exec_tb.size);
     store64(r + 8, s->icount);
@@ -540,6 +558,7 @@ static int read_mem_full(struct unpacker *u, uint8_t info, uint64_t vaddr,
         }
         s->last_phys_off += (uint64_t)packed_unzigzag(v);
         store64(r + u->mem.off[2], vaddr + s->last_phys_off);
+        u->rec_holds = 0;
     }
     if (info & PACKED_MEM_HAS_VALUE) {
         if (packed_get_varint(pp, end, &v) < 0) {
@@ -549,6 +568,7 @@ static int read_mem_full(struct unpacker *u, uint8_t info, uint64_t vaddr,
             return fail(why, why_len, "memory value but no value argument");
         }
         store64(r + u->mem.off[6], v);
+        u->rec_holds = 0;
     }
     return 1;
 }
@@ -558,10 +578,10 @@ static void access_record(struct unpacker *u, uint64_t idx, uint64_t pc_off,
                           uint8_t info, uint64_t vaddr)
 {
     struct unpack_stream *s = u->cur;
-    uint8_t *r = (uint8_t *)u->rec_buf;
+    /* With phys, the paddr is written every time. */
+    uint8_t *r = rec_for(u, u->mem.id | (uint32_t)u->phys << 16, u->mem.size);
 
     s->last_vaddr = vaddr;
-    memset(r, 0, u->mem.size);
     store16(r, u->mem.id);
     store16(r + 2, u->mem.size);
     store64(r + 8, s->block_time + idx);
@@ -681,7 +701,7 @@ static int predicted_access(struct unpacker *u, uint64_t delta, char *why,
                             size_t why_len)
 {
     struct unpack_stream *s = u->cur;
-    const struct packed_acc *a;
+    struct packed_acc *a;
     uint64_t prev = s->last_vaddr, vaddr;
 
     if (!s->cur_tb || !u->mem.id) {
@@ -695,8 +715,9 @@ static int predicted_access(struct unpacker *u, uint64_t delta, char *why,
     vaddr = packed_acc_next(a, prev) + delta;
     access_record(u, packed_acc_idx(a), packed_acc_pc_off(a),
                   packed_acc_info(a), vaddr);
-    note_access(u, packed_acc_idx(a), packed_acc_pc_off(a),
-                packed_acc_info(a), vaddr, prev);
+    /* What note_access would do, its entry found: a. */
+    packed_acc_made(a, vaddr, prev, u->access_rel);
+    s->cur_k++;
     return 1;
 }
 
@@ -772,7 +793,7 @@ static int read_func_packet(struct unpacker *u, uint8_t tag,
 {
     struct unpack_stream *s = u->cur;
     const struct unpack_layout *l = &u->func[tag >= PK_FUNC_EXIT];
-    uint8_t *r = (uint8_t *)u->rec_buf;
+    uint8_t *r;
     uint64_t d[4];
     int i;
 
@@ -789,7 +810,7 @@ static int read_func_packet(struct unpacker *u, uint8_t tag,
     s->func_pc += (uint64_t)packed_unzigzag(d[1]);
     s->func_other += (uint64_t)packed_unzigzag(d[2]);
     s->func_depth += (uint32_t)packed_unzigzag(d[3]);
-    memset(r, 0, l->size);
+    r = rec_for(u, l->id, l->size);
     store16(r, l->id);
     store16(r + 2, l->size);
     store64(r + 8, s->func_time);

@@ -85,6 +85,9 @@ struct unpacker {
     uint64_t hits;                  /* accesses of a hits packet still to
                                        hand out */
     uint64_t rec_buf[8];            /* a rebuilt record (64 bytes) */
+    uint32_t rec_holds;             /* what rec_buf holds, every field
+                                       its maker may leave unwritten zero
+                                       (unpack.c, rec_for); 0: unknown */
 };
 
 /*
