@@ -353,7 +353,7 @@ static inline int take_record(struct qtrace_reader *rd, const uint8_t *p,
      * A record from the file counts against END's records=; one the
      * unpacker rebuilt from a block packet was counted by the packet.
      */
-    if ((const void *)p != (const void *)rd->up.rec_buf) {
+    if (!unpack_rebuilt(&rd->up, p)) {
         if (__builtin_expect(rd->up.records_left == 0, 0)) {
             return over_end(rd, p, err);
         }

@@ -75,7 +75,7 @@ static void find_layout(const struct qtrace_catalog *cat, const char *name,
 
     memset(l, 0, sizeof(*l));
     if (ev && find_fields(ev, fields, n, l->off) &&
-        ev->fixed_size <= sizeof(((struct unpacker *)0)->rec_buf)) {
+        ev->fixed_size <= sizeof(((struct unpacker *)0)->rec_buf[0])) {
         l->id = ev->id;
         l->size = (uint16_t)((ev->fixed_size + 7u) & ~7u);
     }
@@ -93,6 +93,7 @@ int unpack_init(struct unpacker *u, const struct qtrace_catalog *cat,
     static const char *const exit_fields[] = { "pc", "to", "depth", "kind" };
     const struct qtrace_event_desc *ev;
     uint16_t off[3];
+    int i;
 
     memset(u, 0, sizeof(*u));
     u->budget = budget;
@@ -125,6 +126,10 @@ int unpack_init(struct unpacker *u, const struct qtrace_catalog *cat,
         if (find_fields(ev, (const char *const[]){ "size" }, 1, off)) {
             u->tb_trans_size = off[0];
         }
+    }
+    for (i = 0; i < 256; i++) {
+        u->mem_size[i] = packed_mem_size((uint8_t)i);
+        u->mem_flags[i] = packed_mem_flags((uint8_t)i);
     }
     return 0;
 }
@@ -404,25 +409,31 @@ static void restart_stream(struct unpack_stream *s, uint64_t time,
     s->icount = time + insns;
 }
 
+/* The rebuilt records' buffers (rec_buf). */
+enum { REC_OTHER, REC_ACCESS };
+
 /*
- * rec_buf ready for a record of size bytes that its maker tells by
- * holds (an event id, with bits above it for variants that write other
- * fields): zeros but where the maker writes every time. Cleared only
- * when it held another kind of record, as most records follow one of
- * their kind; a maker that writes a field only sometimes sets
- * rec_holds to 0 after.
+ * Buffer which of rec_buf, ready for a record of size bytes that its
+ * maker tells by holds (an event id, with bits above it for variants
+ * that write other fields): zeros but where the maker writes every
+ * time. Cleared only when it held another kind of record, as most
+ * records follow one of their kind; a maker that writes a field only
+ * sometimes sets its rec_holds to 0 after.
  */
-static inline uint8_t *rec_for(struct unpacker *u, uint32_t holds,
+static inline uint8_t *rec_for(struct unpacker *u, int which, uint32_t holds,
                                uint16_t size)
 {
-    if (u->rec_holds != holds) {
-        memset(u->rec_buf, 0, size);
-        u->rec_holds = holds;
+    uint8_t *r = (uint8_t *)u->rec_buf[which];
+
+    if (u->rec_holds[which] != holds) {
+        memset(r, 0, size);
+        u->rec_holds[which] = holds;
     }
-    return (uint8_t *)u->rec_buf;
+    u->rec_made = r;
+    return r;
 }
 
-/* The block with this id starts now: an exec_tb record in rec_buf. */
+/* The block with this id starts now: an exec_tb record, made. */
 static int make_block(struct unpacker *u, uint32_t id, char *why,
                       size_t why_len)
 {
@@ -436,7 +447,7 @@ static int make_block(struct unpacker *u, uint32_t id, char *why,
     if (!u->exec_tb.id) {
         return fail(why, why_len, "packed blocks but no exec_tb event");
     }
-    r = rec_for(u, u->exec_tb.id, u->exec_tb.size);
+    r = rec_for(u, REC_OTHER, u->exec_tb.id, u->exec_tb.size);
     store16(r, u->exec_tb.id);
     store16(r + 2, u->exec_tb.size);
     store64(r + 8, s->icount);
@@ -549,7 +560,7 @@ static int read_mem_full(struct unpacker *u, uint8_t info, uint64_t vaddr,
                          size_t why_len)
 {
     struct unpack_stream *s = u->cur;
-    uint8_t *r = (uint8_t *)u->rec_buf;
+    uint8_t *r = (uint8_t *)u->rec_buf[REC_ACCESS];
     uint64_t v;
 
     if (info & PACKED_MEM_HAS_PADDR) {
@@ -558,7 +569,7 @@ static int read_mem_full(struct unpacker *u, uint8_t info, uint64_t vaddr,
         }
         s->last_phys_off += (uint64_t)packed_unzigzag(v);
         store64(r + u->mem.off[2], vaddr + s->last_phys_off);
-        u->rec_holds = 0;
+        u->rec_holds[REC_ACCESS] = 0;
     }
     if (info & PACKED_MEM_HAS_VALUE) {
         if (packed_get_varint(pp, end, &v) < 0) {
@@ -568,18 +579,20 @@ static int read_mem_full(struct unpacker *u, uint8_t info, uint64_t vaddr,
             return fail(why, why_len, "memory value but no value argument");
         }
         store64(r + u->mem.off[6], v);
-        u->rec_holds = 0;
+        u->rec_holds[REC_ACCESS] = 0;
     }
     return 1;
 }
 
-/* A mem_access record of the current block in rec_buf. */
-static void access_record(struct unpacker *u, uint64_t idx, uint64_t pc_off,
-                          uint8_t info, uint64_t vaddr)
+/* A mem_access record of the current block, made in rec_buf. */
+static inline __attribute__((always_inline)) void
+access_record(struct unpacker *u, uint64_t idx, uint64_t pc_off,
+              uint8_t info, uint64_t vaddr)
 {
     struct unpack_stream *s = u->cur;
     /* With phys, the paddr is written every time. */
-    uint8_t *r = rec_for(u, u->mem.id | (uint32_t)u->phys << 16, u->mem.size);
+    uint8_t *r = rec_for(u, REC_ACCESS, u->mem.id | (uint32_t)u->phys << 16,
+                         u->mem.size);
 
     s->last_vaddr = vaddr;
     store16(r, u->mem.id);
@@ -587,8 +600,8 @@ static void access_record(struct unpacker *u, uint64_t idx, uint64_t pc_off,
     store64(r + 8, s->block_time + idx);
     store64(r + u->mem.off[0], s->block_pc + pc_off);
     store64(r + u->mem.off[1], vaddr);
-    r[u->mem.off[3]] = packed_mem_size(info);
-    r[u->mem.off[4]] = packed_mem_flags(info);
+    r[u->mem.off[3]] = u->mem_size[info];
+    r[u->mem.off[4]] = u->mem_flags[info];
     if (u->phys) {
         /* Its page's translation, which a packet may just have set. */
         uint64_t *slot = &s->xlate[packed_xlate_slot(vaddr)];
@@ -697,8 +710,9 @@ static int read_mem_packet(struct unpacker *u, bool full, const uint8_t **pp,
  * The next access of the current block as its static access predicts
  * it, moved by delta: a predicted access (0), a hit, or a stride miss.
  */
-static int predicted_access(struct unpacker *u, uint64_t delta, char *why,
-                            size_t why_len)
+static inline __attribute__((always_inline)) int
+predicted_access(struct unpacker *u, uint64_t delta, char *why,
+                 size_t why_len)
 {
     struct unpack_stream *s = u->cur;
     struct packed_acc *a;
@@ -715,8 +729,12 @@ static int predicted_access(struct unpacker *u, uint64_t delta, char *why,
     vaddr = packed_acc_next(a, prev) + delta;
     access_record(u, packed_acc_idx(a), packed_acc_pc_off(a),
                   packed_acc_info(a), vaddr);
-    /* What note_access would do, its entry found: a. */
-    packed_acc_made(a, vaddr, prev, u->access_rel);
+    /* What note_access would do, its entry found: a; a hit when no delta. */
+    if (delta) {
+        packed_acc_made(a, vaddr, prev, u->access_rel);
+    } else {
+        a->last = vaddr;
+    }
     s->cur_k++;
     return 1;
 }
@@ -810,7 +828,7 @@ static int read_func_packet(struct unpacker *u, uint8_t tag,
     s->func_pc += (uint64_t)packed_unzigzag(d[1]);
     s->func_other += (uint64_t)packed_unzigzag(d[2]);
     s->func_depth += (uint32_t)packed_unzigzag(d[3]);
-    r = rec_for(u, l->id, l->size);
+    r = rec_for(u, REC_OTHER, l->id, l->size);
     store16(r, l->id);
     store16(r + 2, l->size);
     store64(r + 8, s->func_time);
@@ -917,8 +935,8 @@ int unpack_next(struct unpacker *u, const uint8_t *base, const uint8_t **pp,
         return 2;
     }
     if (ret > 0) {
-        *rec = (const uint8_t *)u->rec_buf;
-        *avail = sizeof(u->rec_buf);
+        *rec = u->rec_made;
+        *avail = sizeof(u->rec_buf[0]);
     }
     return ret;
 }

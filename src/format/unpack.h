@@ -84,11 +84,25 @@ struct unpacker {
                                        block still to hand out */
     uint64_t hits;                  /* accesses of a hits packet still to
                                        hand out */
-    uint64_t rec_buf[8];            /* a rebuilt record (64 bytes) */
-    uint32_t rec_holds;             /* what rec_buf holds, every field
-                                       its maker may leave unwritten zero
-                                       (unpack.c, rec_for); 0: unknown */
+    /*
+     * Rebuilt records, 64 bytes each: accesses in one, the others in the
+     * other, so that neither is cleared at every block (unpack.c,
+     * rec_for). rec_holds: what each holds, every field its maker may
+     * leave unwritten zero (0: not known); rec_made: the last one made.
+     */
+    uint8_t mem_size[256];          /* packed_mem_size of each info */
+    uint8_t mem_flags[256];         /* packed_mem_flags of each info */
+    uint64_t rec_buf[2][8];
+    uint32_t rec_holds[2];
+    const uint8_t *rec_made;
 };
+
+/* Whether the record at p is one the unpacker rebuilt. */
+static inline bool unpack_rebuilt(const struct unpacker *u, const void *p)
+{
+    return p == (const void *)u->rec_buf[0] ||
+           p == (const void *)u->rec_buf[1];
+}
 
 /*
  * Look up the events and fields it rebuilds (catalog-check.c has checked
@@ -135,7 +149,7 @@ static inline bool unpack_has_pending(const struct unpacker *u)
 
 /*
  * Next record from the packet stream at *pp (payload from base to end).
- * Returns 1 with a rebuilt record at *rec (u->rec_buf, *avail bytes), 2
+ * Returns 1 with a rebuilt record at *rec (in u->rec_buf, *avail bytes), 2
  * for a record carried as is at *rec in the payload with *avail bytes
  * left (the caller checks it and moves *pp past it), 0 when the chunk is
  * used up, -1 with why filled when a packet is malformed or names a block
