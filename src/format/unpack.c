@@ -434,8 +434,8 @@ static inline uint8_t *rec_for(struct unpacker *u, int which, uint32_t holds,
 }
 
 /* The block with this id starts now: an exec_tb record, made. */
-static int make_block(struct unpacker *u, uint32_t id, char *why,
-                      size_t why_len)
+static inline __attribute__((always_inline)) int
+make_block(struct unpacker *u, uint32_t id, char *why, size_t why_len)
 {
     struct unpack_stream *s = u->cur;
     const struct unpack_tb *tb = tb_find(u, id);
@@ -474,8 +474,8 @@ static int make_block(struct unpacker *u, uint32_t id, char *why,
  * predicted accesses, its accesses follow as predicted too, unless
  * explicit (PK_BLOCK_EXPLICIT): then packets give them.
  */
-static int predicted_block(struct unpacker *u, bool explicit, char *why,
-                           size_t why_len)
+static inline __attribute__((always_inline)) int
+predicted_block(struct unpacker *u, bool explicit, char *why, size_t why_len)
 {
     struct unpack_stream *s = u->cur;
     uint32_t id = s->slot[packed_slot(s->prev, s->prev2)];
