@@ -886,8 +886,9 @@ run_stops(const uint8_t *p, const uint8_t *end, enum access_form form)
 }
 
 /*
- * The fully predicted blocks from *pp on (blocks_run's first case), in
- * a loop of their own that keeps what it needs in registers. Stops at
+ * The fully predicted blocks from *pp on (blocks_run's first case;
+ * there is a block at *pp, run_stops said), in a loop of their own
+ * that keeps what it needs in registers. Stops at
  * the first block that is not, or where blocks_run stops; *taken and
  * *last are then how many of that block's accesses were predicted
  * (take_predicted moved their entries) and the last one's address.
