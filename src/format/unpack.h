@@ -84,14 +84,14 @@ struct unpacker {
                                        block still to hand out */
     uint64_t hits;                  /* accesses of a hits packet still to
                                        hand out */
+    uint8_t mem_size[256];          /* packed_mem_size of each info */
+    uint8_t mem_flags[256];         /* packed_mem_flags of each info */
     /*
      * Rebuilt records, 64 bytes each: accesses in one, the others in the
      * other, so that neither is cleared at every block (unpack.c,
      * rec_for). rec_holds: what each holds, every field its maker may
      * leave unwritten zero (0: not known); rec_made: the last one made.
      */
-    uint8_t mem_size[256];          /* packed_mem_size of each info */
-    uint8_t mem_flags[256];         /* packed_mem_flags of each info */
     uint64_t rec_buf[2][8];
     uint32_t rec_holds[2];
     const uint8_t *rec_made;

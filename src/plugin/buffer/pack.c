@@ -856,19 +856,6 @@ run_block_accesses(struct predictor *pr, struct block_run *s,
 }
 
 /*
- * The blocks from *pp on whose accesses are of form form, in one loop
- * with the state in locals (struct block_run): the writer's hot loop
- * when the stream has accesses. A block the block predictor foresaw
- * whose staged accesses are the n its entry predicts, each where its
- * entry says, followed by another block, joins the run at no byte; any
- * other is written (PK_BLOCK_EXPLICIT when only its accesses missed),
- * then its accesses from the first that missed (take_predicted moved
- * the entries of those before, which count as hits). Stops at any item
- * that is not a block, or a block of another form, leaving the current
- * block's accesses that follow to put_access; before the stream's
- * first access, after the block that access follows.
- */
-/*
  * Whether the block at p ends blocks_run: none there, or one whose first
  * access is short in the loop of 16-byte ones among short ones (those go
  * back to the short loop, block_form; the short loop leaves a 16-byte
@@ -955,6 +942,19 @@ run_predicted(struct predictor *pr, struct block_run *s, const uint8_t **pp,
     return blocks;
 }
 
+/*
+ * The blocks from *pp on whose accesses are of form form, in one loop
+ * with the state in locals (struct block_run): the writer's hot loop
+ * when the stream has accesses. A block the block predictor foresaw
+ * whose staged accesses are the n its entry predicts, each where its
+ * entry says, followed by another block, joins the run at no byte; any
+ * other is written (PK_BLOCK_EXPLICIT when only its accesses missed),
+ * then its accesses from the first that missed (take_predicted moved
+ * the entries of those before, which count as hits). Stops at any item
+ * that is not a block, or a block of another form, leaving the current
+ * block's accesses that follow to put_access; before the stream's
+ * first access, after the block that access follows.
+ */
 static inline __attribute__((always_inline)) uint8_t *
 blocks_run(struct predictor *pr, const uint8_t **pp, const uint8_t *end,
            uint8_t *q, uint64_t *n, uint32_t *seen, enum access_form form)
