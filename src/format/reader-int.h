@@ -63,17 +63,17 @@ struct qtrace_reader {
     uint64_t chunk_no;              /* index of that chunk (META is 0) */
     uint64_t released;              /* mapping dropped below this offset */
 
-    /* The DATA chunk whose records are being handed out. */
-    const uint8_t *rec;             /* next record (or packet) */
-    const uint8_t *rec_end;         /* end of the chunk's payload */
-    const uint8_t *payload;         /* its start (packet alignment) */
+    /*
+     * The DATA chunk whose records are being handed out: walk.pos is the
+     * next record (or packet), walk.end the end of its payload, walk.base
+     * its start. walk.why, what the unpacker found wrong, is kept here,
+     * not on the stack of the hot path, which then needs no guard.
+     */
+    struct unpack_cursor walk;
     bool packed;                    /* payload is a packet stream */
     bool inflated;                  /* payload is zbuf's, not the file's */
     struct unpacker up;             /* expands packed chunks */
     struct zchunk_inflater zbuf;    /* decompresses zstd chunks */
-    char why[160];                  /* what the unpacker found wrong: kept
-                                       here, not on the stack of the hot
-                                       path, which then needs no guard */
     uint32_t vcpu;
     uint32_t stream;
     uint64_t cur_no;                /* its chunk index */

@@ -839,10 +839,13 @@ static int read_func_packet(struct unpacker *u, uint8_t tag,
     return 1;
 }
 
-int unpack_next(struct unpacker *u, const uint8_t *base, const uint8_t **pp,
-                const uint8_t *end, const uint8_t **rec, size_t *avail,
-                char *why, size_t why_len)
+int unpack_next(struct unpacker *u, struct unpack_cursor *c)
 {
+    const uint8_t **pp = &c->pos, *end = c->end, *base = c->base;
+    const uint8_t **rec = &c->rec;
+    size_t *avail = &c->avail;
+    char *why = c->why;
+    size_t why_len = sizeof(c->why);
     int ret;
 
     for (;;) {
@@ -941,11 +944,14 @@ int unpack_next(struct unpacker *u, const uint8_t *base, const uint8_t **pp,
     return ret;
 }
 
-int unpack_count(struct unpacker *u, const uint8_t *base, const uint8_t **pp,
-                 const uint8_t *end, uint64_t *counts, uint64_t *n,
-                 const uint8_t **rec, size_t *avail, char *why,
-                 size_t why_len)
+int unpack_count(struct unpacker *u, struct unpack_cursor *c,
+                 uint64_t *counts, uint64_t *n)
 {
+    const uint8_t **pp = &c->pos, *end = c->end, *base = c->base;
+    const uint8_t **rec = &c->rec;
+    size_t *avail = &c->avail;
+    char *why = c->why;
+    size_t why_len = sizeof(c->why);
     const uint8_t *p = *pp;
     uint64_t blocks = 0, mems = 0, funcs[2] = { 0, 0 }, v = 0;
     bool accesses = u->accesses;

@@ -20,6 +20,21 @@
 
 struct unpack_stream;
 
+/*
+ * Where unpack_next and unpack_count are in a packed chunk's payload, and
+ * what they hand back: one argument, so that a call per record passes
+ * little.
+ */
+struct unpack_cursor {
+    const uint8_t *pos;             /* the next packet */
+    const uint8_t *end;             /* the end of the payload */
+    const uint8_t *base;            /* its start: a record packet's record
+                                       starts at a multiple of 8 from it */
+    const uint8_t *rec;             /* out: the record handed out */
+    size_t avail;                   /* out: bytes readable from rec */
+    char why[160];                  /* out: what was found wrong */
+};
+
 /* What a tb_trans record said about one translation. */
 struct unpack_tb {
     uint64_t pc;
@@ -148,32 +163,28 @@ static inline bool unpack_has_pending(const struct unpacker *u)
 }
 
 /*
- * Next record from the packet stream at *pp (payload from base to end).
- * Returns 1 with a rebuilt record at *rec (in u->rec_buf, *avail bytes), 2
- * for a record carried as is at *rec in the payload with *avail bytes
- * left (the caller checks it and moves *pp past it), 0 when the chunk is
- * used up, -1 with why filled when a packet is malformed or names a block
- * without tb_trans.
+ * Next record from the packet stream at c->pos. Returns 1 with a rebuilt
+ * record at c->rec (in u->rec_buf, c->avail bytes), 2 for a record carried
+ * as is at c->rec in the payload with c->avail bytes left (the caller
+ * checks it and moves c->pos past it), 0 when the chunk is used up, -1
+ * with c->why filled when a packet is malformed or names a block without
+ * tb_trans.
  */
-int unpack_next(struct unpacker *u, const uint8_t *base, const uint8_t **pp,
-                const uint8_t *end, const uint8_t **rec, size_t *avail,
-                char *why, size_t why_len);
+int unpack_next(struct unpacker *u, struct unpack_cursor *c);
 
 /*
- * Count the packets from *pp to end without expanding them: block,
- * memory and function packets add to the counts of their events; a record
- * packet stops the walk with 2 and *rec, *avail as unpack_next (the caller
- * checks and counts it, then moves *pp past it). Returns 0 at the end,
- * -1 with why on a malformed packet. *n gets the records counted. In a
+ * Count the packets from c->pos without expanding them: block, memory and
+ * function packets add to the counts of their events; a record packet
+ * stops the walk with 2 and c->rec, c->avail as unpack_next (the caller
+ * checks and counts it, then moves c->pos past it). Returns 0 at the end,
+ * -1 with c->why on a malformed packet. *n gets the records counted. In a
  * chunk with QTRACE_CHUNK_ACCESSES, whose predicted blocks make accesses
  * only the predictor knows, only up to the stream's first access since
  * its start or last restart: there (or at once, past it) it stops with
- * 3, *pp on the access's packet, for the caller to count unpack_next's
+ * 3, c->pos on the access's packet, for the caller to count unpack_next's
  * records from there on.
  */
-int unpack_count(struct unpacker *u, const uint8_t *base, const uint8_t **pp,
-                 const uint8_t *end, uint64_t *counts, uint64_t *n,
-                 const uint8_t **rec, size_t *avail, char *why,
-                 size_t why_len);
+int unpack_count(struct unpacker *u, struct unpack_cursor *c,
+                 uint64_t *counts, uint64_t *n);
 
 #endif /* QTRACE_FORMAT_UNPACK_H */

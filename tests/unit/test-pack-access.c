@@ -295,36 +295,35 @@ static size_t expect_events(struct chunk **chunks, size_t n_chunks)
 {
     struct unpacker u;
     size_t at = 0, made = 0, recs = 0, i;
-    char why[128] = "";
 
     assert_int_equal(unpack_init(&u, project_catalog(), NULL), 0);
     note_blocks(&u);
     for (i = 0; i < n_chunks; i++) {
         const struct chunk *c = chunks[i];
-        const uint8_t *p = c->data, *end = c->data + c->len, *rec;
-        size_t avail;
+        struct unpack_cursor uc = { .pos = c->data, .end = c->data + c->len,
+                                    .base = c->data };
         int ret;
 
-        assert_int_equal(unpack_begin(&u, test_stream, c->flags, why,
-                                      sizeof(why)), 0);
-        while ((ret = unpack_next(&u, c->data, &p, end, &rec, &avail, why,
-                                  sizeof(why))) > 0) {
+        assert_int_equal(unpack_begin(&u, test_stream, c->flags, uc.why,
+                                      sizeof(uc.why)), 0);
+        while ((ret = unpack_next(&u, &uc)) > 0) {
+            const struct qtrace_rec *r = (const void *)uc.rec;
+
             if (ret == 2) {
                 /* A record staged among them: its place among events. */
-                if (((const struct qtrace_rec *)rec)->id ==
-                    QTRACE_EV_VCPU_INIT) {
+                if (r->id == QTRACE_EV_VCPU_INIT) {
                     assert_true(recs < n_recs);
                     assert_int_equal(at, rec_at[recs]);
                     recs++;
                 }
-                p = rec + ((const struct qtrace_rec *)rec)->size;
+                uc.pos = uc.rec + r->size;
                 continue;
             }
-            check_record(rec, expected(&at));
+            check_record(uc.rec, expected(&at));
             made++;
         }
         if (ret < 0) {
-            fail_msg("unpack_next: %s", why);
+            fail_msg("unpack_next: %s", uc.why);
         }
     }
     assert_int_equal(at, n_events);
@@ -343,7 +342,6 @@ static uint64_t count_events(struct chunk **chunks, size_t n_chunks)
     static uint64_t counts[QTRACE_MAX_EVENTS];
     struct unpacker u;
     uint64_t n = 0;
-    char why[128] = "";
     size_t i;
 
     memset(counts, 0, sizeof(counts));
@@ -351,29 +349,28 @@ static uint64_t count_events(struct chunk **chunks, size_t n_chunks)
     note_blocks(&u);
     for (i = 0; i < n_chunks; i++) {
         const struct chunk *c = chunks[i];
-        const uint8_t *p = c->data, *end = c->data + c->len, *rec;
-        size_t avail;
+        struct unpack_cursor uc = { .pos = c->data, .end = c->data + c->len,
+                                    .base = c->data };
         int ret;
 
-        assert_int_equal(unpack_begin(&u, test_stream, c->flags, why,
-                                      sizeof(why)), 0);
-        while ((ret = unpack_count(&u, c->data, &p, end, counts, &n, &rec,
-                                   &avail, why, sizeof(why))) == 2) {
-            p = rec + ((const struct qtrace_rec *)rec)->size;
+        assert_int_equal(unpack_begin(&u, test_stream, c->flags, uc.why,
+                                      sizeof(uc.why)), 0);
+        while ((ret = unpack_count(&u, &uc, counts, &n)) == 2) {
+            uc.pos = uc.rec + ((const struct qtrace_rec *)uc.rec)->size;
         }
         if (ret == 3) {
             assert_true(c->flags & QTRACE_CHUNK_ACCESSES);
-            while ((ret = unpack_next(&u, c->data, &p, end, &rec, &avail,
-                                      why, sizeof(why))) > 0) {
+            while ((ret = unpack_next(&u, &uc)) > 0) {
                 if (ret == 2) {
-                    p = rec + ((const struct qtrace_rec *)rec)->size;
+                    uc.pos = uc.rec +
+                             ((const struct qtrace_rec *)uc.rec)->size;
                     continue;
                 }
-                counts[((const struct qtrace_rec *)rec)->id]++;
+                counts[((const struct qtrace_rec *)uc.rec)->id]++;
             }
         }
         if (ret < 0) {
-            fail_msg("counting chunk %zu: %s", i, why);
+            fail_msg("counting chunk %zu: %s", i, uc.why);
         }
     }
     unpack_fini(&u);
@@ -779,18 +776,17 @@ static void test_pack_access_cut(void **state)
     c = stage_pack(&st);
     for (len = 0; len < c->len; len++) {
         struct unpacker u;
-        const uint8_t *p = c->data, *rec;
-        size_t avail, at = 0;
-        char why[128] = "";
+        struct unpack_cursor uc = { .pos = c->data, .end = c->data + len,
+                                    .base = c->data };
+        size_t at = 0;
         int ret;
 
         assert_int_equal(unpack_init(&u, project_catalog(), NULL), 0);
         note_blocks(&u);
         assert_int_equal(unpack_begin(&u, test_stream + 1000 + len,
-                                      c->flags, why, sizeof(why)), 0);
-        while ((ret = unpack_next(&u, c->data, &p, c->data + len, &rec,
-                                  &avail, why, sizeof(why))) > 0) {
-            check_record(rec, expected(&at));
+                                      c->flags, uc.why, sizeof(uc.why)), 0);
+        while ((ret = unpack_next(&u, &uc)) > 0) {
+            check_record(uc.rec, expected(&at));
         }
         unpack_fini(&u);
     }

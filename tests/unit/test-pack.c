@@ -145,28 +145,28 @@ static void check_func(const uint8_t *rec, const struct func *f)
 static void expect_funcs_drop_funcs(const struct chunk *c)
 {
     struct unpacker u;
-    const uint8_t *p = c->data, *end = c->data + c->len, *rec;
-    size_t avail, i, n_funcs = 0, n_lost = 0;
-    char why[128] = "";
+    struct unpack_cursor uc = { .pos = c->data, .end = c->data + c->len,
+                                .base = c->data };
+    size_t i, n_funcs = 0, n_lost = 0;
     int ret;
 
     assert_int_equal(unpack_init(&u, project_catalog(), NULL), 0);
-    assert_int_equal(unpack_begin(&u, test_stream, QTRACE_CHUNK_PACKED, why, sizeof(why)), 0);
-    while ((ret = unpack_next(&u, c->data, &p, end, &rec, &avail, why,
-                              sizeof(why))) > 0) {
+    assert_int_equal(unpack_begin(&u, test_stream, QTRACE_CHUNK_PACKED,
+                                  uc.why, sizeof(uc.why)), 0);
+    while ((ret = unpack_next(&u, &uc)) > 0) {
         if (ret == 2) {
             assert_int_equal(n_funcs, N_FUNCS);
-            assert_int_equal(((const struct qtrace_rec *)rec)->id,
+            assert_int_equal(((const struct qtrace_rec *)uc.rec)->id,
                              QTRACE_EV_LOST);
-            p = rec + ((const struct qtrace_rec *)rec)->size;
+            uc.pos = uc.rec + ((const struct qtrace_rec *)uc.rec)->size;
             n_lost++;
             continue;
         }
         i = n_funcs++ % N_FUNCS;
-        check_func(rec, &funcs[i]);
+        check_func(uc.rec, &funcs[i]);
     }
     if (ret < 0) {
-        fail_msg("unpack_next: %s", why);
+        fail_msg("unpack_next: %s", uc.why);
     }
     assert_int_equal(n_funcs, 2 * N_FUNCS);
     assert_int_equal(n_lost, 1);
@@ -215,20 +215,17 @@ static void test_func_count(void **state)
     struct stage st;
     const struct chunk *c;
     struct unpacker u;
-    const uint8_t *p, *rec;
+    struct unpack_cursor uc;
     uint64_t counts[QTRACE_EV__COUNT] = { 0 }, n = 0;
-    size_t avail;
-    char why[128] = "";
 
     (void)state;
     stage_init(&st);
     stage_funcs(&st);
     c = stage_pack(&st);
-    p = c->data;
     assert_int_equal(unpack_init(&u, project_catalog(), NULL), 0);
-    assert_int_equal(unpack_count(&u, c->data, &p, c->data + c->len,
-                                  counts, &n, &rec, &avail, why,
-                                  sizeof(why)), 0);
+    uc = (struct unpack_cursor){ .pos = c->data, .end = c->data + c->len,
+                                 .base = c->data };
+    assert_int_equal(unpack_count(&u, &uc, counts, &n), 0);
     assert_int_equal(counts[QTRACE_EV_FUNC_ENTRY], 3);
     assert_int_equal(counts[QTRACE_EV_FUNC_EXIT], N_FUNCS - 3);
     assert_int_equal(n, N_FUNCS);
@@ -255,20 +252,17 @@ static void test_func_cut(void **state)
     c = stage_pack(&st);
     assert_int_equal(c->len, PACKED_FUNC_MAX);
     for (len = 1; len < c->len; len++) {
-        const uint8_t *p = c->data, *rec;
-        size_t avail;
-        char why[128] = "";
+        struct unpack_cursor uc = { .pos = c->data, .end = c->data + len,
+                                    .base = c->data };
         uint64_t counts[QTRACE_EV__COUNT] = { 0 }, n = 0;
 
         assert_int_equal(unpack_init(&u, project_catalog(), NULL), 0);
-        assert_int_equal(unpack_begin(&u, test_stream, QTRACE_CHUNK_PACKED, why, sizeof(why)), 0);
-        assert_int_equal(unpack_next(&u, c->data, &p, c->data + len, &rec,
-                                     &avail, why, sizeof(why)), -1);
-        assert_non_null(strstr(why, "cut"));
-        p = c->data;
-        assert_int_equal(unpack_count(&u, c->data, &p, c->data + len,
-                                      counts, &n, &rec, &avail, why,
-                                      sizeof(why)), -1);
+        assert_int_equal(unpack_begin(&u, test_stream, QTRACE_CHUNK_PACKED,
+                                      uc.why, sizeof(uc.why)), 0);
+        assert_int_equal(unpack_next(&u, &uc), -1);
+        assert_non_null(strstr(uc.why, "cut"));
+        uc.pos = c->data;
+        assert_int_equal(unpack_count(&u, &uc, counts, &n), -1);
         unpack_fini(&u);
     }
     free(st.chunk);
@@ -284,21 +278,20 @@ static void test_func_unknown_event(void **state)
     struct stage st;
     const struct chunk *c;
     struct unpacker u;
-    const uint8_t *p, *rec;
-    size_t avail;
-    char why[128] = "";
+    struct unpack_cursor uc;
 
     (void)state;
     assert_int_equal(qtrace_catalog_parse(&cat, text, &err), 0);
     stage_init(&st);
     pack_func(&st.vb, false, 0, 1, 2, 3, 4);
     c = stage_pack(&st);
-    p = c->data;
+    uc = (struct unpack_cursor){ .pos = c->data, .end = c->data + c->len,
+                                 .base = c->data };
     assert_int_equal(unpack_init(&u, &cat, NULL), 0);
-    assert_int_equal(unpack_begin(&u, test_stream, QTRACE_CHUNK_PACKED, why, sizeof(why)), 0);
-    assert_int_equal(unpack_next(&u, c->data, &p, c->data + c->len, &rec,
-                                 &avail, why, sizeof(why)), -1);
-    assert_non_null(strstr(why, "func_entry"));
+    assert_int_equal(unpack_begin(&u, test_stream, QTRACE_CHUNK_PACKED,
+                                  uc.why, sizeof(uc.why)), 0);
+    assert_int_equal(unpack_next(&u, &uc), -1);
+    assert_non_null(strstr(uc.why, "func_entry"));
     unpack_fini(&u);
     qtrace_catalog_fini(&cat);
     free(st.chunk);
@@ -322,21 +315,20 @@ static void expect_funcs(const struct chunk *c, const struct func *want,
                          size_t n)
 {
     struct unpacker u;
-    const uint8_t *p = c->data, *rec;
-    size_t avail, i = 0;
-    char why[128] = "";
+    struct unpack_cursor uc = { .pos = c->data, .end = c->data + c->len,
+                                .base = c->data };
+    size_t i = 0;
     int ret;
 
     assert_int_equal(unpack_init(&u, project_catalog(), NULL), 0);
-    assert_int_equal(unpack_begin(&u, test_stream, QTRACE_CHUNK_PACKED, why,
-                                  sizeof(why)), 0);
-    while ((ret = unpack_next(&u, c->data, &p, c->data + c->len, &rec,
-                              &avail, why, sizeof(why))) > 0) {
+    assert_int_equal(unpack_begin(&u, test_stream, QTRACE_CHUNK_PACKED,
+                                  uc.why, sizeof(uc.why)), 0);
+    while ((ret = unpack_next(&u, &uc)) > 0) {
         assert_true(i < n);
-        check_func(rec, &want[i++]);
+        check_func(uc.rec, &want[i++]);
     }
     if (ret < 0) {
-        fail_msg("unpack_next: %s", why);
+        fail_msg("unpack_next: %s", uc.why);
     }
     assert_int_equal(i, n);
     unpack_fini(&u);

@@ -105,8 +105,8 @@ static void test_unpack_far_tb_id_costs_one_entry(void **state)
     struct fixture *f = *state;
     const uint32_t tb = 0xfffffff0u;
     uint8_t rec[40], pk[16];
-    const uint8_t *p = pk, *out;
-    size_t n = 0, avail;
+    struct unpack_cursor uc = { .pos = pk, .base = pk };
+    size_t n = 0;
 
     tb_trans_record(rec, 0x400000, tb, 4, 1);
     assert_int_equal(unpack_note_tb(&f->u, rec, f->why, sizeof(f->why)), 0);
@@ -115,11 +115,11 @@ static void test_unpack_far_tb_id_costs_one_entry(void **state)
     /* A block packet, no run: the id minus 0, zigzag (doubled). */
     pk[n++] = 0x00;
     n += put_varint(pk + n, 2ull * tb);
-    assert_int_equal(unpack_next(&f->u, pk, &p, pk + n, &out, &avail,
-                                 f->why, sizeof(f->why)), 1);
-    assert_int_equal(get_le(out, 2), 2);
-    assert_int_equal(get_le(out + 16, 8), 0x400000);
-    assert_int_equal(get_le(out + 24, 4), tb);
+    uc.end = pk + n;
+    assert_int_equal(unpack_next(&f->u, &uc), 1);
+    assert_int_equal(get_le(uc.rec, 2), 2);
+    assert_int_equal(get_le(uc.rec + 16, 8), 0x400000);
+    assert_int_equal(get_le(uc.rec + 24, 4), tb);
     /* The stream's predictor (64 KiB) and small maps: far below 1 MiB. */
     assert_true(f->budget.used < 100u << 10);
 }
@@ -128,8 +128,8 @@ static void test_unpack_run_past_end_records_refused(void **state)
 {
     struct fixture *f = *state;
     uint8_t rec[40], pk[16];
-    const uint8_t *p = pk, *out;
-    size_t n = 0, avail;
+    struct unpack_cursor uc = { .pos = pk, .base = pk };
+    size_t n = 0;
 
     tb_trans_record(rec, 0x400000, 1, 4, 1);
     assert_int_equal(unpack_note_tb(&f->u, rec, f->why, sizeof(f->why)), 0);
@@ -139,11 +139,10 @@ static void test_unpack_run_past_end_records_refused(void **state)
     n += put_varint(pk + n, 2);
     pk[n++] = 0x81;                 /* then a run of 2^32 - 1 */
     n += put_varint(pk + n, UINT32_MAX);
-    assert_int_equal(unpack_next(&f->u, pk, &p, pk + n, &out, &avail,
-                                 f->why, sizeof(f->why)), 1);
-    assert_int_equal(unpack_next(&f->u, pk, &p, pk + n, &out, &avail,
-                                 f->why, sizeof(f->why)), -1);
-    assert_string_equal(f->why, "with this packet the trace holds "
+    uc.end = pk + n;
+    assert_int_equal(unpack_next(&f->u, &uc), 1);
+    assert_int_equal(unpack_next(&f->u, &uc), -1);
+    assert_string_equal(uc.why, "with this packet the trace holds "
                         "4294967296 records or more, over the records=10 of "
                         "the END chunk");
 }
@@ -153,21 +152,21 @@ static void test_unpack_count_past_end_records_refused(void **state)
     struct fixture *f = *state;
     uint64_t counts[QTRACE_MAX_EVENTS] = { 0 }, total = 0;
     uint8_t pk[16];
-    const uint8_t *p = pk, *out;
-    size_t n = 0, avail;
+    struct unpack_cursor uc = { .pos = pk, .base = pk };
+    size_t n = 0;
 
     unpack_set_bounds(&f->u, 10, UINT64_MAX);
     pk[n++] = 0x81;
     n += put_varint(pk + n, 11);
-    assert_int_equal(unpack_count(&f->u, pk, &p, pk + n, counts, &total,
-                                  &out, &avail, f->why, sizeof(f->why)), -1);
-    assert_non_null(strstr(f->why, "over the records=10 of the END chunk"));
+    uc.end = pk + n;
+    assert_int_equal(unpack_count(&f->u, &uc, counts, &total), -1);
+    assert_non_null(strstr(uc.why, "over the records=10 of the END chunk"));
     /* Rewinding restores the bound: 10 blocks then pass. */
     unpack_reset(&f->u);
-    p = pk;
     n = 1 + put_varint(pk + 1, 10);
-    assert_int_equal(unpack_count(&f->u, pk, &p, pk + n, counts, &total,
-                                  &out, &avail, f->why, sizeof(f->why)), 0);
+    uc.pos = pk;
+    uc.end = pk + n;
+    assert_int_equal(unpack_count(&f->u, &uc, counts, &total), 0);
     assert_int_equal(total, 10);
 }
 

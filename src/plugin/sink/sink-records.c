@@ -60,31 +60,34 @@ static int each_packed(struct sink_records *sr, const struct chunk *c,
                        sink_record_fn fn, void *arg, char *why,
                        size_t why_len)
 {
-    const uint8_t *p = c->data, *end = c->data + c->len, *rec;
+    struct unpack_cursor uc = { .pos = c->data, .end = c->data + c->len,
+                                .base = c->data };
     const struct qtrace_rec *r;
-    size_t avail;
     int ret;
 
     if (unpack_begin(&sr->up, c->stream, c->flags, why, why_len) < 0) {
         return -ENOMEM;
     }
-    while ((ret = unpack_next(&sr->up, c->data, &p, end, &rec, &avail, why,
-                              why_len)) > 0) {
-        r = whole_record(rec, avail);
+    while ((ret = unpack_next(&sr->up, &uc)) > 0) {
+        r = whole_record(uc.rec, uc.avail);
         if (!r) {
             snprintf(why, why_len, "bad record at byte %zu of a chunk",
-                     (size_t)(rec - c->data));
+                     (size_t)(uc.rec - c->data));
             return -EBADMSG;
         }
         if (ret == 2) {
-            p = rec + r->size;      /* carried in the payload */
+            uc.pos = uc.rec + r->size;  /* carried in the payload */
         }
         ret = fn(arg, c, r);
         if (ret < 0) {
             return ret;
         }
     }
-    return ret < 0 ? -EBADMSG : 0;
+    if (ret < 0) {
+        snprintf(why, why_len, "%s", uc.why);
+        return -EBADMSG;
+    }
+    return 0;
 }
 
 int sink_records_each(struct sink_records *sr, const struct chunk *c,
