@@ -6,12 +6,12 @@
 # block's accesses often straddle two), the blocks and accesses of each
 # stream are the same records, times and flags included:
 #   - one thread: the whole stream;
-#   - three worker threads beside main: each worker's stream whole
-#     (a worker touches only its own memory), main's up to its first
-#     clone (after it, how long main waits is the scheduler's). Which
-#     vCPU index a worker runs on is the scheduler's too (QEMU gives a
-#     later thread the index of one that has ended), so the workers'
-#     streams are compared as a set.
+#   - three worker threads beside main: each worker's stream up to its
+#     return from run (till then a worker touches only its own memory),
+#     main's up to its first clone (after it, how long main waits is
+#     the scheduler's). Which vCPU index a worker runs on is the
+#     scheduler's too (QEMU gives a later thread the index of one that
+#     has ended), so the workers' streams are compared as a set.
 # Packing shrinks the trace, compressing shrinks it more.
 ARCH=$1
 . "$(dirname "$0")/lib.sh"
@@ -19,21 +19,41 @@ use_guest memheavy "$ARCH"
 
 # streams DUMP PREFIX: each stream's records into PREFIX.VCPU-N, N
 # counting the threads that ran on that vCPU index (a new one starts
-# its count again from 0), main's cut at its first clone; the vCPU
-# index and translation ids left out (threads translate in any order).
+# its count again from 0), main's cut at its first clone, a worker's
+# where run returns into glibc's start_thread (whose exit path counts
+# the threads down in a shared variable: a lost race there is one more
+# turn of its compare-and-swap loop); the vCPU index and translation
+# ids left out (threads translate in any order).
 streams() {
     awk -v pre="$2" '
         $3 == "syscall" && $1 == 0 && / \| clone/ { cut = 1 }
         $3 == "exec_tb" || $3 == "mem_access" {
             if ($1 == 0 && cut) next
-            if (($1 in last) && $2 + 0 < last[$1]) seg[$1]++
+            if (($1 in last) && $2 + 0 < last[$1]) {
+                seg[$1]++
+                delete in_run[$1]
+                delete ended[$1]
+            }
             last[$1] = $2 + 0
+            if ($1 != 0 && $3 == "exec_tb") {
+                fn = $NF
+                sub(/\+.*/, "", fn)
+                if (fn == "run")
+                    in_run[$1] = 1
+                else if (in_run[$1] && fn == "start_thread" &&
+                         !ended[$1]) {
+                    ended[$1] = 1
+                    cuts++
+                }
+            }
+            if (ended[$1]) next
             f = pre "." $1 "-" (seg[$1] + 0)
             sub(/ \|.*/, "")
             sub(/ tb [0-9]+/, "")
             sub(/^[^ ]+ /, "")
             print > f
-        }' "$1"
+        }
+        END { print cuts + 0 > (pre "-cuts") }' "$1"
 }
 
 # sums PREFIX: the sorted checksums of the workers' streams.
@@ -70,6 +90,8 @@ for run in single:0 threads:3; do
     done
     check_eq "$name: worker streams" "${run#*:}" \
         "$(sums "$WORK/$name-raw.s" | wc -l)"
+    check_eq "$name: worker streams cut where run returns" "${run#*:}" \
+        "$(cat "$WORK/$name-raw.s-cuts")"
     s="$WORK/$name-raw.s.0-0"
     for v in packed default; do
         if cmp -s "$s" "$WORK/$name-$v.s.0-0"; then

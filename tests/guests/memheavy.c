@@ -16,7 +16,9 @@
  * system call and calls no malloc (glibc's arenas depend on which thread
  * comes first) between its start and its end, on a stack main allocated
  * before starting any thread, so its stream is the same in every run of
- * the same command.
+ * the same command up to its return from run. After it, glibc's thread
+ * exit counts the threads down in a variable they share: one that loses
+ * the race there takes its compare-and-swap loop once more.
  */
 #include <pthread.h>
 #include <stdint.h>
