@@ -40,6 +40,9 @@ struct mem_args {
     int pc, vaddr, size, flags;
     bool fixed;                     /* all four unsigned integers: read at
                                        their offsets (see field) */
+    bool native;                    /* and of the plugin's sizes (8, 8, 1,
+                                       1): read without a switch */
+    uint16_t off_pc, off_vaddr, off_size, off_flags;
 };
 
 /* Whether argument i of ev is an unsigned integer. */
@@ -74,6 +77,20 @@ static inline uint64_t field(const struct qtrace_record *rec, int i)
         memcpy(&v, p, 8);
         return le64toh(v);
     }
+}
+
+static inline uint64_t u64_at(const uint8_t *p)
+{
+    uint64_t v;
+
+    memcpy(&v, p, 8);
+    return le64toh(v);
+}
+
+/* Whether argument i of ev is an unsigned integer of size bytes. */
+static bool is_u(const struct qtrace_event_desc *ev, int i, uint8_t size)
+{
+    return is_unsigned(ev, i) && ev->args[i].size == size;
 }
 
 static void free_acc(void *p)
@@ -185,7 +202,12 @@ static int collect(struct qtrace_reader *rd, const struct mem_args *m,
         uint64_t pc, va, size;
         bool store;
 
-        if (m->fixed && rec.size >= rec.ev->fixed_size) {
+        if (m->native && rec.ev == m->ev && rec.size >= m->ev->fixed_size) {
+            pc = u64_at(rec.data + m->off_pc);
+            va = u64_at(rec.data + m->off_vaddr);
+            size = rec.data[m->off_size];
+            store = (rec.data[m->off_flags] & QTRACE_MEM_STORE) != 0;
+        } else if (m->fixed && rec.size >= rec.ev->fixed_size) {
             pc = field(&rec, m->pc);
             va = field(&rec, m->vaddr);
             size = field(&rec, m->size);
@@ -313,6 +335,12 @@ static int run_memory(struct qtrace_reader *rd,
     }
     m.fixed = is_unsigned(m.ev, m.pc) && is_unsigned(m.ev, m.vaddr) &&
               is_unsigned(m.ev, m.size) && is_unsigned(m.ev, m.flags);
+    m.native = is_u(m.ev, m.pc, 8) && is_u(m.ev, m.vaddr, 8) &&
+               is_u(m.ev, m.size, 1) && is_u(m.ev, m.flags, 1);
+    m.off_pc = m.ev->args[m.pc].offset;
+    m.off_vaddr = m.ev->args[m.vaddr].offset;
+    m.off_size = m.ev->args[m.size].offset;
+    m.off_flags = m.ev->args[m.flags].offset;
     syms = guest_syms_load(rd, "report");
     if (!syms) {
         qtrace_err_set(err, "guest symbols: %s", strerror(ENOMEM));

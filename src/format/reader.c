@@ -534,6 +534,15 @@ static int next_any(struct qtrace_reader *rd, struct qtrace_record *rec,
     }
 }
 
+/* Whether qtrace_reader_select asked for rec. */
+static inline bool selected(const struct qtrace_reader *rd,
+                            const struct qtrace_record *rec)
+{
+    return index_mask_has(rd->want, rec->ev->id) &&
+           !(rd->sel_one && rec->vcpu != QTRACE_VCPU_NONE &&
+             rec->stream != rd->sel_stream);
+}
+
 int qtrace_reader_next(struct qtrace_reader *rd, struct qtrace_record *rec,
                        struct qtrace_err *err)
 {
@@ -546,14 +555,18 @@ int qtrace_reader_next(struct qtrace_reader *rd, struct qtrace_record *rec,
         return reader_ahead_next(rd, rec, err);
     }
     /*
-     * A packed chunk read whole: the unpacker's record handed out from
-     * here, without the layers of reader_next_here (a sixth of the
-     * reading's instructions on a trace of blocks and accesses).
+     * A packed chunk: the unpacker's record taken from here, without
+     * the layers of reader_next_here (a sixth of the reading's
+     * instructions on a trace of blocks and accesses); one not selected
+     * is passed over there.
      */
-    if (__builtin_expect(rd->packed && !rd->selecting, 1)) {
+    if (__builtin_expect(rd->packed, 1)) {
         int ret = take_packed(rd, rec, err);
 
-        if (ret != 0) {
+        if (ret > 0 && (!rd->selecting || selected(rd, rec))) {
+            return 1;
+        }
+        if (ret < 0) {
             return ret;
         }
     }
@@ -567,10 +580,7 @@ int reader_next_here(struct qtrace_reader *rd, struct qtrace_record *rec,
 
     do {
         ret = next_any(rd, rec, err);
-    } while (ret > 0 && rd->selecting &&
-             (!index_mask_has(rd->want, rec->ev->id) ||
-              (rd->sel_one && rec->vcpu != QTRACE_VCPU_NONE &&
-               rec->stream != rd->sel_stream)));
+    } while (ret > 0 && rd->selecting && !selected(rd, rec));
     return ret;
 }
 
