@@ -22,6 +22,25 @@ static void print_line(const char *cmd, const char *fmt, va_list ap)
     fputc('\n', stderr);
 }
 
+static int out_errno;
+
+bool cli_write_out(FILE *f, const void *buf, size_t n)
+{
+    errno = 0;
+    if (fwrite_unlocked(buf, 1, n, f) == n) {
+        return true;
+    }
+    if (!out_errno) {
+        out_errno = errno ? errno : EIO;
+    }
+    return false;
+}
+
+int cli_out_errno(void)
+{
+    return out_errno;
+}
+
 void cli_error(const char *cmd, const char *fmt, ...)
 {
     va_list ap;

@@ -7,6 +7,10 @@
 #ifndef QTRACE_CLI_H
 #define QTRACE_CLI_H
 
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
 struct qtrace_reader;
 
 /*
@@ -43,6 +47,15 @@ int cmd_ctl(int argc, char **argv);
 int cmd_coverage(int argc, char **argv);
 int cmd_flamegraph(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
+
+/*
+ * Write n bytes of buf to f in one call; false when they did not all go
+ * out. The first failure's errno is kept for main.c's message about
+ * stdout (cli_out_errno): once the stream's buffer is empty, the flush
+ * at exit no longer knows why (a full disk, a closed pipe).
+ */
+bool cli_write_out(FILE *f, const void *buf, size_t n);
+int cli_out_errno(void);
 
 /* Print "qtrace CMD: <message>" and a newline on stderr. */
 void cli_error(const char *cmd, const char *fmt, ...)

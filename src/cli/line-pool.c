@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "line-pool.h"
 
 #define BATCH_RECORDS 8192u         /* records per batch */
@@ -233,8 +234,7 @@ static void write_batch(struct line_pool *p, struct batch *b)
     if (!b->ok) {
         p->failed = true;
     } else if (!p->failed && b->out.len &&
-               fwrite_unlocked(b->out.buf, 1, b->out.len, p->f) !=
-                   b->out.len) {
+               !cli_write_out(p->f, b->out.buf, b->out.len)) {
         p->failed = true;
     }
     b->n = 0;

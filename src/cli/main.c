@@ -123,7 +123,7 @@ static int finish_stdout(const char *who, int status)
     /* A stale errno must not name the wrong cause: clear it first. */
     errno = 0;
     if (fflush(stdout) != 0 || ferror(stdout)) {
-        err = errno ? errno : EIO;
+        err = errno ? errno : cli_out_errno() ? cli_out_errno() : EIO;
     }
     errno = 0;
     if (fclose(stdout) != 0 && err == 0) {

@@ -55,8 +55,12 @@ check_eq "cut: fewer lines" yes \
     "$([ "$(wc -l < "$WORK/c4.txt")" -lt "$records" ] && echo yes || echo no)"
 
 if [ -w /dev/full ]; then
-    "$QTRACE" dump -j 2 "$WORK/t.qtr" > /dev/full 2> "$WORK/full.err"
-    check_eq "full stdout: status" 1 "$?"
+    for j in 1 2; do
+        "$QTRACE" dump -j $j "$WORK/t.qtr" > /dev/full 2> "$WORK/full.err"
+        check_eq "full stdout, -j $j: status" 1 "$?"
+        check_grep "full stdout, -j $j: the cause is named" \
+            "standard output: No space left on device" "$WORK/full.err"
+    done
 fi
 
 for bad in 0 65 -1 two; do
