@@ -119,10 +119,15 @@ int etrace_enc_sync(struct etrace_enc *enc)
     return enc->error;
 }
 
-/* Append to a held segment; out of memory is an error of the output. */
-static void put_held(struct etrace_enc *enc, struct segment *sg,
-                     const void *p, size_t n)
+/*
+ * n more bytes at the end of a held segment, or NULL: out of memory is
+ * an error of the output.
+ */
+static uint8_t *held_room(struct etrace_enc *enc, struct segment *sg,
+                          size_t n)
 {
+    uint8_t *at;
+
     if (n > sg->cap - sg->len) {
         size_t cap = sg->cap ? sg->cap : 4096;
         uint8_t *d;
@@ -133,13 +138,48 @@ static void put_held(struct etrace_enc *enc, struct segment *sg,
         d = realloc(sg->data, cap);
         if (!d) {
             enc->error = -ENOMEM;
-            return;
+            return NULL;
         }
         sg->data = d;
         sg->cap = cap;
     }
-    memcpy(sg->data + sg->len, p, n);
+    at = sg->data + sg->len;
     sg->len += n;
+    return at;
+}
+
+static void put_held(struct etrace_enc *enc, struct segment *sg,
+                     const void *p, size_t n)
+{
+    uint8_t *at = held_room(enc, sg, n);
+
+    if (at) {
+        memcpy(at, p, n);
+    }
+}
+
+/*
+ * Room for a record of n bytes (n well below OUT_CAP) where put() would
+ * write next, for the caller to fill field by field: one check for the
+ * record rather than a put() for each field, which cost a quarter of a
+ * conversion. NULL after an error, when nothing is written any more.
+ */
+static uint8_t *room(struct etrace_enc *enc, size_t n)
+{
+    uint8_t *at;
+
+    if (enc->error) {
+        return NULL;
+    }
+    if (enc->dst) {
+        return held_room(enc, enc->dst, n);
+    }
+    if (n > OUT_CAP - enc->out_len && etrace_enc_sync(enc) < 0) {
+        return NULL;
+    }
+    at = enc->out + enc->out_len;
+    enc->out_len += n;
+    return at;
 }
 
 static void put(struct etrace_enc *enc, const void *p, size_t n)
@@ -181,6 +221,37 @@ static void put64(struct etrace_enc *enc, uint64_t v)
 {
     v = htole64(v);
     put(enc, &v, sizeof(v));
+}
+
+/* Store v little-endian at p; returns the byte after it. */
+static uint8_t *store16(uint8_t *p, uint16_t v)
+{
+    v = htole16(v);
+    memcpy(p, &v, sizeof(v));
+    return p + sizeof(v);
+}
+
+static uint8_t *store32(uint8_t *p, uint32_t v)
+{
+    v = htole32(v);
+    memcpy(p, &v, sizeof(v));
+    return p + sizeof(v);
+}
+
+static uint8_t *store64(uint8_t *p, uint64_t v)
+{
+    v = htole64(v);
+    memcpy(p, &v, sizeof(v));
+    return p + sizeof(v);
+}
+
+/* A record header at p; returns the byte after it. */
+static uint8_t *store_hdr(uint8_t *p, uint16_t type, uint16_t unit,
+                          uint32_t len)
+{
+    p = store16(p, type);
+    p = store16(p, unit);
+    return store32(p, len);
 }
 
 static void put_hdr(struct etrace_enc *enc, uint16_t type, uint16_t unit,
@@ -232,20 +303,27 @@ static void route(struct etrace_enc *enc, uint16_t unit)
 
 /* ---- EXEC ---- */
 
-/* Store v little-endian at p; returns the byte after it. */
-static uint8_t *store32(uint8_t *p, uint32_t v)
+/* n entries of an EXEC record from r at p; returns the byte after. */
+static uint8_t *store_entries(uint8_t *p, const struct range *r, uint32_t n,
+                              bool narrow)
 {
-    v = htole32(v);
-    memcpy(p, &v, sizeof(v));
-    return p + sizeof(v);
+    uint32_t i;
+
+    for (i = 0; i < n; i++) {
+        p = store32(p, r[i].duration);
+        if (narrow) {
+            p = store32(p, (uint32_t)r[i].start);
+            p = store32(p, (uint32_t)r[i].end);
+        } else {
+            p = store64(p, r[i].start);
+            p = store64(p, r[i].end);
+        }
+    }
+    return p;
 }
 
-static uint8_t *store64(uint8_t *p, uint64_t v)
-{
-    v = htole64(v);
-    memcpy(p, &v, sizeof(v));
-    return p + sizeof(v);
-}
+/* EXEC records of up to this many entries are written whole (room()). */
+#define FEW_ENTRIES 32u
 
 /*
  * The entries of the cache, encoded a batch at a time: one put() per
@@ -253,27 +331,16 @@ static uint8_t *store64(uint8_t *p, uint64_t v)
  */
 static void put_entries(struct etrace_enc *enc, bool narrow)
 {
-    uint8_t batch[256 * ETRACE_EXEC64_ENTRY];
-    uint8_t *p = batch;
-    uint32_t i;
+    enum { BATCH = 256 };
+    uint8_t batch[BATCH * ETRACE_EXEC64_ENTRY];
+    uint32_t i, n;
 
-    for (i = 0; i < enc->n_cache; i++) {
-        const struct range *r = &enc->cache[i];
-
-        if ((size_t)(p - batch) > sizeof(batch) - ETRACE_EXEC64_ENTRY) {
-            put(enc, batch, (size_t)(p - batch));
-            p = batch;
-        }
-        p = store32(p, r->duration);
-        if (narrow) {
-            p = store32(p, (uint32_t)r->start);
-            p = store32(p, (uint32_t)r->end);
-        } else {
-            p = store64(p, r->start);
-            p = store64(p, r->end);
-        }
+    for (i = 0; i < enc->n_cache; i += n) {
+        n = enc->n_cache - i < BATCH ? enc->n_cache - i : BATCH;
+        put(enc, batch,
+            (size_t)(store_entries(batch, enc->cache + i, n, narrow) -
+                     batch));
     }
-    put(enc, batch, (size_t)(p - batch));
 }
 
 /* The EXEC record of the cache and its BARRIER, where its unit's go. */
@@ -283,15 +350,28 @@ static void flush_cache(struct etrace_enc *enc)
     uint32_t entry = narrow ? ETRACE_EXEC32_ENTRY : ETRACE_EXEC64_ENTRY;
     struct segment *caller = enc->dst;
 
+    uint32_t len = ETRACE_EXEC_HEAD + enc->n_cache * entry;
+    uint8_t *p;
+
     if (enc->n_cache == 0) {
         return;
     }
     route(enc, enc->cache_unit);
-    put_hdr(enc, ETRACE_EXEC, enc->cache_unit,
-            ETRACE_EXEC_HEAD + enc->n_cache * entry);
-    put64(enc, enc->cache[0].time);
-    put_entries(enc, narrow);
-    put_hdr(enc, ETRACE_BARRIER, enc->cache_unit, 0);
+    if (enc->n_cache <= FEW_ENTRIES) {
+        /* A few blocks between accesses: the whole record at once. */
+        p = room(enc, 2 * ETRACE_HDR_SIZE + len);
+        if (p) {
+            p = store_hdr(p, ETRACE_EXEC, enc->cache_unit, len);
+            p = store64(p, enc->cache[0].time);
+            p = store_entries(p, enc->cache, enc->n_cache, narrow);
+            store_hdr(p, ETRACE_BARRIER, enc->cache_unit, 0);
+        }
+    } else {
+        put_hdr(enc, ETRACE_EXEC, enc->cache_unit, len);
+        put64(enc, enc->cache[0].time);
+        put_entries(enc, narrow);
+        put_hdr(enc, ETRACE_BARRIER, enc->cache_unit, 0);
+    }
     enc->n_cache = 0;
     enc->dst = caller;
 }
@@ -537,14 +617,19 @@ int etrace_enc_access(struct etrace_enc *enc, uint16_t unit, uint64_t time,
     }
     route(enc, unit);
     if ((enc->cfg.flags & ETRACE_F_MEM) && !enc->error) {
+        uint8_t *p;
+
         flush_cache(enc);
-        put_hdr(enc, ETRACE_MEM, unit, ETRACE_MEM_SIZE);
-        put64(enc, time);
-        put64(enc, vaddr);
-        put64(enc, paddr);
-        put64(enc, value);
-        put32(enc, store ? ETRACE_MEM_WRITE : 0);
-        put(enc, (const uint8_t[4]){ size, 0, 0, 0 }, 4);
+        p = room(enc, ETRACE_HDR_SIZE + ETRACE_MEM_SIZE);
+        if (p) {
+            p = store_hdr(p, ETRACE_MEM, unit, ETRACE_MEM_SIZE);
+            p = store64(p, time);
+            p = store64(p, vaddr);
+            p = store64(p, paddr);
+            p = store64(p, value);
+            p = store32(p, store ? ETRACE_MEM_WRITE : 0);
+            memcpy(p, (const uint8_t[4]){ size, 0, 0, 0 }, 4);
+        }
     }
     if ((enc->cfg.flags & ETRACE_F_GPIO) && (qflags & QTRACE_MEM_IO) &&
         dev_len > 0 && !enc->error) {

@@ -17,6 +17,7 @@
 #include "convert.h"
 #include "etrace-enc.h"
 #include "../format/etrace.h"
+#include "../format/record-arg.h"
 #include "qtrace/format.h"
 
 /* Arguments of one event the conversion reads, by index. */
@@ -38,6 +39,8 @@ struct conv_etrace {
     GHashTable *blocks;             /* tb id -> struct block */
     struct ev_args tb_trans, exec_tb, mem, vcpu_init, vcpu_exit, sys, ret,
                    order;
+    int mem_value;                  /* mem_access's value, or -1: traces
+                                       from before it convert with 0 */
     int write_errno;
 };
 
@@ -97,6 +100,12 @@ static void map_events(struct conv_etrace *ce,
     map_event(&ce->sys, cat, "syscall", sc);
     map_event(&ce->ret, cat, "syscall_ret", sr);
     map_event(&ce->order, cat, "order", od);
+    ce->mem_value = -1;
+    for (unsigned int i = 0; ce->mem.ev && i < ce->mem.ev->n_args; i++) {
+        if (strcmp(ce->mem.ev->args[i].name, "value") == 0) {
+            ce->mem_value = (int)i;
+        }
+    }
 }
 
 static int etrace_begin(struct conv *cv, const char *out,
@@ -130,10 +139,10 @@ static int etrace_begin(struct conv *cv, const char *out,
     return 0;
 }
 
-static uint64_t arg(const struct qtrace_record *rec, const struct ev_args *m,
-                    int i)
+static inline uint64_t arg(const struct qtrace_record *rec,
+                           const struct ev_args *m, int i)
 {
-    return qtrace_record_u64(rec, (unsigned int)m->a[i]);
+    return (uint64_t)record_arg_value(rec, (unsigned int)m->a[i]);
 }
 
 static void put_tb_trans(struct conv_etrace *ce,
@@ -168,21 +177,23 @@ static void put_exec_tb(struct conv_etrace *ce, uint16_t unit,
 static void put_mem(struct conv_etrace *ce, uint16_t unit,
                     const struct qtrace_record *rec)
 {
-    const uint8_t *dev;
-    size_t dev_len;
-    int value_arg;
+    uint8_t flags = (uint8_t)arg(rec, &ce->mem, 3);
+    const uint8_t *dev = NULL;
+    size_t dev_len = 0;
 
-    dev = qtrace_record_bytes(rec, (unsigned int)ce->mem.a[4], &dev_len);
-    /* Traces from before the value argument convert with value 0. */
-    value_arg = qtrace_record_arg_index(rec, "value");
+    /* Only a device access has a name to give (etrace_enc_access). */
+    if (flags & QTRACE_MEM_IO) {
+        dev = qtrace_record_bytes(rec, (unsigned int)ce->mem.a[4],
+                                  &dev_len);
+    }
     etrace_enc_access(ce->enc, unit, rec->time, arg(rec, &ce->mem, 0),
                       arg(rec, &ce->mem, 1),
-                      value_arg >= 0 ? qtrace_record_u64(rec,
-                                                         (unsigned)value_arg)
-                                     : 0,
-                      (uint8_t)arg(rec, &ce->mem, 2),
-                      (uint8_t)arg(rec, &ce->mem, 3), (const char *)dev,
-                      dev ? dev_len : 0);
+                      ce->mem_value >= 0 ?
+                          (uint64_t)record_arg_value(rec,
+                                                     (unsigned)ce->mem_value)
+                          : 0,
+                      (uint8_t)arg(rec, &ce->mem, 2), flags,
+                      (const char *)dev, dev ? dev_len : 0);
 }
 
 static void put_syscall(struct conv_etrace *ce, uint16_t unit,
