@@ -4,6 +4,7 @@
  * Debian has no library that writes CTF (babeltrace2's writer sink
  * takes its messages, not records of a foreign catalog).
  */
+#include <endian.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -48,22 +49,6 @@ static void st_le(uint8_t *d, uint64_t v, unsigned int n)
     }
 }
 
-static void put_le(struct ctf_packet *p, uint64_t v, unsigned int n)
-{
-    if (room(p, n)) {
-        st_le(p->data + p->len, v, n);
-        p->len += n;
-    }
-}
-
-static void put_bytes(struct ctf_packet *p, const void *b, size_t n)
-{
-    if (n && room(p, n)) {
-        memcpy(p->data + p->len, b, n);
-        p->len += n;
-    }
-}
-
 void ctf_packet_start(struct ctf_packet *p)
 {
     p->len = 0;
@@ -96,44 +81,99 @@ static unsigned int int_size(enum qtrace_arg_type t)
     }
 }
 
+/* n bytes of an integer from at to dst, each size a copy of its own. */
+static inline uint8_t *st_int(uint8_t *dst, const uint8_t *at,
+                              unsigned int n)
+{
+    switch (n) {
+    case 1:
+        dst[0] = at[0];
+        return dst + 1;
+    case 2:
+        memcpy(dst, at, 2);
+        return dst + 2;
+    case 4:
+        memcpy(dst, at, 4);
+        return dst + 4;
+    default:
+        memcpy(dst, at, 8);
+        return dst + 8;
+    }
+}
+
+/*
+ * A STR or BYTES argument of rec at dst, its bytes at b (len of them,
+ * none when the record lacks them); returns the byte after it.
+ */
+static uint8_t *st_var(uint8_t *dst, enum qtrace_arg_type t,
+                       const uint8_t *b, size_t len)
+{
+    if (t == QTRACE_ARG_STR) {
+        /* A CTF string ends at its first NUL. */
+        const uint8_t *nul = len ? memchr(b, 0, len) : NULL;
+
+        len = nul ? (size_t)(nul - b) : len;
+        memcpy(dst, b, len);
+        dst[len] = 0;
+        return dst + len + 1;
+    }
+    len = len > UINT16_MAX ? UINT16_MAX : len;
+    st_le(dst, len, 2);
+    memcpy(dst + 2, b, len);
+    return dst + 2 + len;
+}
+
+/*
+ * The fields are copied from the record as they are: an integer
+ * argument is stored little-endian at its offset with the size the
+ * metadata declares (int_size: the catalog gives each type its size,
+ * catalog-check.c keeps the argument inside the fixed part),
+ * the variable parts follow the fixed part in the arguments' order.
+ * The event takes at most 10 bytes more than the record's own: the
+ * record header (16 bytes) is not copied, a STR's u16 length becomes
+ * its NUL.
+ */
 bool ctf_packet_add(struct ctf_packet *p, const struct qtrace_record *rec,
                     uint64_t time)
 {
     const struct qtrace_event_desc *ev = rec->ev;
+    uint32_t var_at = ev->fixed_size;
+    uint64_t time_le;
+    uint16_t id;
     unsigned int i;
+    uint8_t *d;
 
-    put_le(p, ev->id, 2);
-    put_le(p, time, 8);
-    for (i = 0; i < ev->n_args; i++) {
-        const struct qtrace_arg_desc *d = &ev->args[i];
-        const uint8_t *b;
-        size_t len = 0;
-
-        if (d->type == QTRACE_ARG_STR || d->type == QTRACE_ARG_BYTES) {
-            b = qtrace_record_bytes(rec, i, &len);
-            if (!b) {
-                len = 0;
-            }
-            if (d->type == QTRACE_ARG_STR) {
-                /* A CTF string ends at its first NUL. */
-                const uint8_t *nul = len ? memchr(b, 0, len) : NULL;
-
-                put_bytes(p, b, nul ? (size_t)(nul - b) : len);
-                put_le(p, 0, 1);
-            } else {
-                len = len > UINT16_MAX ? UINT16_MAX : len;
-                put_le(p, len, 2);
-                put_bytes(p, b, len);
-            }
-        } else if (d->type == QTRACE_ARG_BOOL) {
-            put_le(p, qtrace_record_u64(rec, i) != 0, 1);
-        } else {
-            put_le(p, qtrace_record_u64(rec, i), int_size(d->type));
-        }
-    }
-    if (p->oom) {
+    if (!room(p, 10 + (size_t)rec->size)) {
         return false;
     }
+    d = p->data + p->len;
+    id = htole16(ev->id);
+    time_le = htole64(time);
+    memcpy(d, &id, 2);
+    memcpy(d + 2, &time_le, 8);
+    d += 10;
+    for (i = 0; i < ev->n_args; i++) {
+        const struct qtrace_arg_desc *a = &ev->args[i];
+        bool inside = (uint32_t)a->offset + a->size <= rec->size;
+        const uint8_t *at = rec->data + a->offset;
+
+        if (a->type == QTRACE_ARG_STR || a->type == QTRACE_ARG_BYTES) {
+            uint32_t len = inside ? (uint32_t)at[0] | (uint32_t)at[1] << 8
+                                  : 0;
+            bool whole = var_at + len <= rec->size;
+
+            d = st_var(d, a->type, rec->data + var_at, whole ? len : 0);
+            var_at += len;
+        } else if (!inside) {
+            memset(d, 0, a->size);
+            d += a->size;
+        } else if (a->type == QTRACE_ARG_BOOL) {
+            *d++ = at[0] != 0;
+        } else {
+            d = st_int(d, at, a->size);
+        }
+    }
+    p->len = (size_t)(d - p->data);
     if (p->n_events++ == 0) {
         p->ts_begin = time;
     }
