@@ -424,7 +424,7 @@ static inline int take_packed(struct qtrace_reader *rd,
     }
     ret = take_record(rd, p, rd->walk.avail, rec, err);
     if (ret > 0 && p >= rd->walk.base && p < rd->walk.end) {
-        rd->walk.pos = p + ret;      /* a record carried in the payload */
+        rd->walk.pos = p + ret; /* a record carried in the payload */
     }
     return ret > 0 ? 1 : ret;
 }
