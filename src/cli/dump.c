@@ -479,8 +479,8 @@ static void line_add(struct dump *d, const char *s, size_t n)
             d->out_of_memory = true;
             return;
         }
-        fwrite_unlocked(d->line, 1, d->line_len, stdout);
-        fwrite_unlocked(s, 1, n, stdout);
+        cli_write_out(stdout, d->line, d->line_len);
+        cli_write_out(stdout, s, n);
         d->line_len = 0;
         return;
     }
@@ -995,7 +995,7 @@ static int print_merged(struct dump *d)
             d->line_len = 0;
             line_host_time(d, ns);
             build_line(d, &rec, NULL);
-            fwrite_unlocked(d->line, 1, d->line_len, stdout);
+            cli_write_out(stdout, d->line, d->line_len);
         }
         if (++n % WRITE_CHECK_EVERY == 0 && ferror(stdout)) {
             qtrace_merge_close(m);

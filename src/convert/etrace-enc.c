@@ -164,7 +164,7 @@ static void put_held(struct etrace_enc *enc, struct segment *sg,
  * record rather than a put() for each field, which cost a quarter of a
  * conversion. NULL after an error, when nothing is written any more.
  */
-static uint8_t *room(struct etrace_enc *enc, size_t n)
+static inline uint8_t *room(struct etrace_enc *enc, size_t n)
 {
     uint8_t *at;
 
@@ -322,24 +322,24 @@ static uint8_t *store_entries(uint8_t *p, const struct range *r, uint32_t n,
     return p;
 }
 
-/* EXEC records of up to this many entries are written whole (room()). */
-#define FEW_ENTRIES 32u
-
 /*
- * The entries of the cache, encoded a batch at a time: one put() per
- * batch, not three per entry (a run writes one entry per block).
+ * The entries of the cache, stored in place a batch at a time (room()
+ * takes records well below OUT_CAP): one reservation per batch, not a
+ * put() per field.
  */
-static void put_entries(struct etrace_enc *enc, bool narrow)
+static void put_entries(struct etrace_enc *enc, bool narrow, uint32_t entry)
 {
     enum { BATCH = 256 };
-    uint8_t batch[BATCH * ETRACE_EXEC64_ENTRY];
     uint32_t i, n;
+    uint8_t *p;
 
     for (i = 0; i < enc->n_cache; i += n) {
         n = enc->n_cache - i < BATCH ? enc->n_cache - i : BATCH;
-        put(enc, batch,
-            (size_t)(store_entries(batch, enc->cache + i, n, narrow) -
-                     batch));
+        p = room(enc, (size_t)n * entry);
+        if (!p) {
+            return;
+        }
+        store_entries(p, enc->cache + i, n, narrow);
     }
 }
 
@@ -349,7 +349,6 @@ static void flush_cache(struct etrace_enc *enc)
     bool narrow = enc->arch->word_bits == 32;
     uint32_t entry = narrow ? ETRACE_EXEC32_ENTRY : ETRACE_EXEC64_ENTRY;
     struct segment *caller = enc->dst;
-
     uint32_t len = ETRACE_EXEC_HEAD + enc->n_cache * entry;
     uint8_t *p;
 
@@ -357,20 +356,15 @@ static void flush_cache(struct etrace_enc *enc)
         return;
     }
     route(enc, enc->cache_unit);
-    if (enc->n_cache <= FEW_ENTRIES) {
-        /* A few blocks between accesses: the whole record at once. */
-        p = room(enc, 2 * ETRACE_HDR_SIZE + len);
-        if (p) {
-            p = store_hdr(p, ETRACE_EXEC, enc->cache_unit, len);
-            p = store64(p, enc->cache[0].time);
-            p = store_entries(p, enc->cache, enc->n_cache, narrow);
-            store_hdr(p, ETRACE_BARRIER, enc->cache_unit, 0);
-        }
-    } else {
-        put_hdr(enc, ETRACE_EXEC, enc->cache_unit, len);
-        put64(enc, enc->cache[0].time);
-        put_entries(enc, narrow);
-        put_hdr(enc, ETRACE_BARRIER, enc->cache_unit, 0);
+    p = room(enc, ETRACE_HDR_SIZE + ETRACE_EXEC_HEAD);
+    if (p) {
+        store64(store_hdr(p, ETRACE_EXEC, enc->cache_unit, len),
+                enc->cache[0].time);
+    }
+    put_entries(enc, narrow, entry);
+    p = room(enc, ETRACE_HDR_SIZE);
+    if (p) {
+        store_hdr(p, ETRACE_BARRIER, enc->cache_unit, 0);
     }
     enc->n_cache = 0;
     enc->dst = caller;
